@@ -1,0 +1,11 @@
+// Data source for the TypeORM migration CLI (`npm run migration:run`); needs DATABASE_URL.
+// The service itself runs migrations at boot (src/database/migrate.ts).
+import 'reflect-metadata';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from './src/database/data-source-options.js';
+import { loadEnv } from './src/config/env.js';
+
+const { DATABASE_URL } = loadEnv(process.env);
+if (!DATABASE_URL) throw new Error('DATABASE_URL is required for the migration CLI');
+
+export default new DataSource(dataSourceOptions(DATABASE_URL));

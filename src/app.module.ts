@@ -1,0 +1,54 @@
+import { Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { APP_FILTER, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
+import { LoggerModule } from 'nestjs-pino';
+import { AvatarModule } from './avatar/avatar.module.js';
+import { EnvelopeInterceptor } from './common/envelope.js';
+import { ErrorFilter } from './common/error.filter.js';
+import { jsonBody } from './common/http-middleware.js';
+import { PolicyAudit } from './common/policy-audit.js';
+import { loggerOptions } from './common/logging.js';
+import { AppConfig } from './config/app-config.js';
+import { ConfigModule } from './config/config.module.js';
+import { DatabaseModule } from './database/database.module.js';
+import { EventsModule } from './events/events.module.js';
+import { HealthModule } from './health/health.module.js';
+import { RateLimitModule } from './rate-limit/rate-limit.module.js';
+import { RedisModule } from './redis/redis.module.js';
+import { RegistrationModule } from './registration/registration.module.js';
+import { SeedModule } from './seed/seed.module.js';
+import { StoreModule } from './store/store.module.js';
+import { TenancyMiddleware } from './tenancy/tenancy.middleware.js';
+
+@Module({})
+export class AppModule implements NestModule {
+  static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggerModule.forRoot(loggerOptions(config)),
+        DatabaseModule.forRoot(databaseUrl),
+        DiscoveryModule,
+        RedisModule,
+        RateLimitModule,
+        EventsModule,
+        AvatarModule,
+        StoreModule,
+        RegistrationModule,
+        SeedModule,
+        HealthModule,
+      ],
+      providers: [
+        PolicyAudit,
+        { provide: APP_FILTER, useClass: ErrorFilter },
+        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+      ],
+    };
+  }
+
+  // After the logger's middleware (so every request is logged with its id): JSON bodies, then
+  // the tenant.
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(jsonBody(), TenancyMiddleware).forRoutes({ path: '{*splat}', method: RequestMethod.ALL });
+  }
+}

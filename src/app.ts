@@ -1,0 +1,63 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module.js';
+import { requestContext } from './common/http-middleware.js';
+import { StrictValidationPipe } from './common/validation.js';
+import { AppConfig, type ConfigSources } from './config/app-config.js';
+import { EmbeddedPostgres } from './database/embedded-postgres.js';
+
+export interface RunningApp {
+  app: NestExpressApplication;
+  config: AppConfig;
+  // Closes the application, then the embedded database when there is one.
+  close(): Promise<void>;
+}
+
+// Builds the whole service: used by main.ts and by the tests, so both run the same thing.
+export async function createApp(sources: ConfigSources = {}): Promise<RunningApp> {
+  const config = AppConfig.load(sources);
+  const embedded = config.embeddedDatabase ? await EmbeddedPostgres.start(config.env.DATA_DIR) : undefined;
+  try {
+    const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, config.env.DATABASE_URL ?? embedded!.url), {
+      bodyParser: false, // jsonBody() parses, with our limit and error shape
+      bufferLogs: true,
+      abortOnError: false,
+    });
+    app.useLogger(app.get(Logger));
+    app.disable('x-powered-by');
+    if (config.env.TRUST_PROXY) app.set('trust proxy', trustProxy(config.env.TRUST_PROXY));
+    app.use(requestContext);
+    app.useGlobalPipes(new StrictValidationPipe());
+
+    const document = SwaggerModule.createDocument(
+      app,
+      new DocumentBuilder()
+        .setTitle('Identity, store-tenant and realtime event service')
+        .setVersion(config.env.APP_VERSION)
+        .addGlobalParameters({ name: `${config.env.PROJECT_CODENAME}-store-codename`, in: 'header', required: false, description: 'Targeted store (tenant); root when absent.' })
+        .build(),
+    );
+    SwaggerModule.setup('docs', app, document);
+    await app.init();
+    return {
+      app,
+      config,
+      close: async () => {
+        await app.close();
+        await embedded?.stop();
+      },
+    };
+  } catch (error) {
+    await embedded?.stop();
+    throw error;
+  }
+}
+
+function trustProxy(value: string): boolean | number | string {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  return /^\d+$/.test(value) ? Number(value) : value;
+}

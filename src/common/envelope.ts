@@ -1,0 +1,101 @@
+import { createHash } from 'node:crypto';
+import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Response } from 'express';
+import { map, type Observable } from 'rxjs';
+import { AppConfig } from '../config/app-config.js';
+import type { Paging } from './paging.js';
+import { elapsedMs, type ContextRequest } from './request-context.js';
+
+export interface EnvelopeSpec {
+  dataName: string;
+  action: string;
+}
+
+// Marks a business route: its result is wrapped in the response envelope.
+export const Envelope = Reflector.createDecorator<EnvelopeSpec>();
+
+// What a business handler returns: the data under `dataName`, and for lists the page.
+export interface Enveloped<T> {
+  data: T;
+  paging?: Paging;
+  filters?: unknown[];
+  // Further top-level properties beside the data (e.g. `store` on owner registration).
+  extra?: Record<string, unknown>;
+}
+
+export interface EnvelopeFields {
+  status: 'OK';
+  statusCode: string;
+  elapsedMs: number;
+  ssoTime: number;
+  source: string;
+  cacheKey: string;
+  userId: string | null;
+  sessionId: string | null;
+  requestId: string;
+  dataName: string;
+  method: string;
+  action: string;
+  appVersion: string;
+  rowCount: number;
+  paging?: Paging;
+  filters?: unknown[];
+  uiPermissions?: string[];
+  [data: string]: unknown;
+}
+
+export function buildEnvelope(
+  spec: EnvelopeSpec,
+  result: Enveloped<unknown>,
+  req: ContextRequest,
+  statusCode: number,
+  appVersion: string,
+): EnvelopeFields {
+  const list = Array.isArray(result.data);
+  const envelope: EnvelopeFields = {
+    status: 'OK',
+    statusCode: String(statusCode),
+    elapsedMs: elapsedMs(req.ctx),
+    ssoTime: 0,
+    source: 'db',
+    // Identifies the resource read: same store, method and URL give the same key.
+    cacheKey: createHash('sha256')
+      .update(`${req.ctx.store?.id ?? ''}\n${req.method}\n${req.originalUrl}`)
+      .digest('hex')
+      .slice(0, 32),
+    userId: req.ctx.userId ?? null,
+    sessionId: req.ctx.sessionId ?? null,
+    requestId: req.ctx.requestId,
+    dataName: spec.dataName,
+    method: req.method,
+    action: spec.action,
+    appVersion,
+    rowCount: list ? (result.data as unknown[]).length : result.data == null ? 0 : 1,
+  };
+  if (list) {
+    envelope.paging = result.paging;
+    envelope.filters = result.filters ?? [];
+    envelope.uiPermissions = [];
+  }
+  return { ...envelope, [spec.dataName]: result.data, ...result.extra };
+}
+
+@Injectable()
+export class EnvelopeInterceptor implements NestInterceptor {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly config: AppConfig,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const spec = this.reflector.get(Envelope, context.getHandler());
+    if (!spec) return next.handle();
+    const http = context.switchToHttp();
+    const req = http.getRequest<ContextRequest>();
+    const res = http.getResponse<Response>();
+    return next
+      .handle()
+      .pipe(map((result: Enveloped<unknown>) => buildEnvelope(spec, result, req, res.statusCode, this.config.env.APP_VERSION)));
+  }
+}

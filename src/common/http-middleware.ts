@@ -1,0 +1,56 @@
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import express from 'express';
+import { AppError, errorBody } from './errors.js';
+import type { ContextRequest } from './request-context.js';
+
+export const JSON_BODY_LIMIT = '100kb';
+const INCOMING_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+// Keys that would reach an object's prototype if ever copied onto one.
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+// First middleware: the request id (kept from `x-request-id` when well-formed) and the clock.
+export function requestContext(req: Request, res: Response, next: NextFunction): void {
+  const incoming = req.headers['x-request-id'];
+  const requestId = typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  (req as ContextRequest).ctx = { requestId, startedAt: process.hrtime.bigint() };
+  res.setHeader('x-request-id', requestId);
+  next();
+}
+
+function send(req: Request, res: Response, error: AppError): void {
+  res.status(error.status).json(errorBody(error, (req as ContextRequest).ctx?.requestId));
+}
+
+function forbiddenKey(value: unknown, depth = 0): string | undefined {
+  if (!value || typeof value !== 'object' || depth > 32) return undefined;
+  for (const key of Object.keys(value)) {
+    if (FORBIDDEN_KEYS.has(key)) return key;
+    const nested = forbiddenKey((value as Record<string, unknown>)[key], depth + 1);
+    if (nested) return nested;
+  }
+  return undefined;
+}
+
+// JSON bodies: at most 100 kB, an object at the top, no prototype keys. Parser failures are
+// answered here in the error shape (they happen before Nest's filter can see them).
+export function jsonBody(): (req: Request, res: Response, next: NextFunction) => void {
+  const parse = express.json({ limit: JSON_BODY_LIMIT, strict: true });
+  return (req, res, next) => {
+    parse(req, res, (err?: { type?: string }) => {
+      if (err) {
+        if (err.type === 'entity.too.large') return send(req, res, new AppError('PayloadTooLarge', `body exceeds ${JSON_BODY_LIMIT}`));
+        if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported') return send(req, res, new AppError('UnsupportedMediaType'));
+        return send(req, res, new AppError('MalformedJson', 'body is not valid JSON'));
+      }
+      if (req.is('application/json') && req.body !== undefined) {
+        if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
+          return send(req, res, new AppError('ValidationFailed', 'body must be a JSON object'));
+        }
+        const key = forbiddenKey(req.body);
+        if (key) return send(req, res, new AppError('ForbiddenField', `property ${key} is not accepted`));
+      }
+      next();
+    });
+  };
+}

@@ -1,0 +1,49 @@
+import { Injectable, RequestMethod, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { Public } from './policy.js';
+
+// Nest's route metadata keys (PATH_METADATA, METHOD_METADATA), not exported from package roots.
+const PATH_METADATA = 'path';
+const METHOD_METADATA = 'method';
+
+export interface RoutePolicy {
+  method: string;
+  path: string;
+  policy: string;
+}
+
+// Secure by default: every route must declare its policy, or the service does not start.
+@Injectable()
+export class PolicyAudit implements OnModuleInit {
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly reflector: Reflector,
+  ) {}
+
+  onModuleInit(): void {
+    const missing = this.routes().filter((r) => r.policy === 'none');
+    if (missing.length) {
+      throw new Error(`Routes without a policy decorator (@Public or @Authenticated):\n  ${missing.map((r) => `${r.method} ${r.path}`).join('\n  ')}`);
+    }
+  }
+
+  routes(): RoutePolicy[] {
+    const routes: RoutePolicy[] = [];
+    for (const wrapper of this.discovery.getControllers()) {
+      const { instance, metatype } = wrapper;
+      if (!instance || !metatype) continue;
+      const base = String(Reflect.getMetadata(PATH_METADATA, metatype) ?? '');
+      const proto = Object.getPrototypeOf(instance) as object;
+      for (const name of this.scanner.getAllMethodNames(proto)) {
+        const handler = (proto as Record<string, unknown>)[name] as (...args: unknown[]) => unknown;
+        const path = Reflect.getMetadata(PATH_METADATA, handler) as string | undefined;
+        if (path === undefined) continue;
+        const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
+        const isPublic = this.reflector.getAllAndOverride(Public, [handler, metatype]);
+        routes.push({ method, path: '/' + [base, path].filter((p) => p && p !== '/').join('/'), policy: isPublic ? 'public' : 'none' });
+      }
+    }
+    return routes.sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
+  }
+}

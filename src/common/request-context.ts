@@ -1,0 +1,24 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { Request } from 'express';
+import type { StoreEntity } from '../store/store.entity.js';
+
+// What one request knows about itself, attached to the request object: request-scoped by
+// construction. Services receive the parts they need as arguments (the caller first).
+export interface RequestContext {
+  requestId: string;
+  startedAt: bigint;
+  // The targeted store (tenant), resolved by TenancyMiddleware.
+  store?: StoreEntity;
+  userId?: string;
+  sessionId?: string;
+}
+
+export type ContextRequest = Request & { ctx: RequestContext };
+
+export const Ctx = createParamDecorator((_: unknown, host: ExecutionContext): RequestContext => {
+  return host.switchToHttp().getRequest<ContextRequest>().ctx;
+});
+
+export function elapsedMs(ctx: RequestContext): number {
+  return Number((process.hrtime.bigint() - ctx.startedAt) / 1000n) / 1000;
+}

@@ -1,0 +1,32 @@
+import { loadEnv, type EnvVars } from './env.js';
+import { loadSettings, type ServiceSettings, type SettingsOverrides } from './settings.js';
+
+export interface ConfigSources {
+  // Environment to read; `process.env` when omitted.
+  env?: Record<string, string | undefined>;
+  // Settings applied over the settings file (tests, embedding).
+  settings?: SettingsOverrides;
+}
+
+// The validated configuration: environment (infrastructure, secrets) and service settings
+// (behaviour). Built once, before Nest starts, so a bad key stops the boot with its name.
+export class AppConfig {
+  private constructor(
+    readonly env: EnvVars,
+    readonly settings: ServiceSettings,
+  ) {}
+
+  static load(sources: ConfigSources = {}): AppConfig {
+    const env = loadEnv(sources.env ?? process.env);
+    return new AppConfig(env, loadSettings(env.SERVICE_SETTINGS, sources.settings));
+  }
+
+  get embeddedDatabase(): boolean {
+    return !this.env.DATABASE_URL;
+  }
+
+  // Prefix for links to the service's own resources (avatars): absolute when PUBLIC_URL is set.
+  publicUrl(path: string): string {
+    return (this.env.PUBLIC_URL?.replace(/\/$/, '') ?? '') + path;
+  }
+}

@@ -1,0 +1,125 @@
+import { readFileSync } from 'node:fs';
+import { projectPath } from './project-path.js';
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+  validateSync,
+} from 'class-validator';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const NODE_ENVS = ['development', 'test', 'staging', 'production'] as const;
+
+const toInt = ({ value }: { value: unknown }) =>
+  value === undefined || value === '' ? undefined : Number(value);
+const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
+
+// Every environment variable the service reads. `process.env` is read here and nowhere else.
+export class EnvVars {
+  @IsIn(NODE_ENVS)
+  NODE_ENV: (typeof NODE_ENVS)[number] = 'development';
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT = 3000;
+
+  @IsString()
+  HOST = '0.0.0.0';
+
+  // Absolute base address used in links the service hands out (avatars); relative paths without it.
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { message: 'PUBLIC_URL must be an http(s) URL' })
+  PUBLIC_URL?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// URL' })
+  DATABASE_URL?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
+  REDIS_URL?: string;
+
+  @IsString()
+  @MinLength(1)
+  DATA_DIR = './data';
+
+  @Matches(/^[a-z][a-z0-9-]{0,30}$/, { message: 'PROJECT_CODENAME must be lower-case letters, digits and dashes' })
+  PROJECT_CODENAME = 'svc';
+
+  @Matches(/^[a-z][a-z0-9-]{0,30}$/, { message: 'SERVICE_CODENAME must be lower-case letters, digits and dashes' })
+  SERVICE_CODENAME = 'auth';
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  SUPER_ADMIN_IDENTIFIER?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  SUPER_ADMIN_PASSWORD?: string;
+
+  // Path of the service settings file (JSON); the shipped defaults apply to every key it omits.
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  SERVICE_SETTINGS?: string;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(4)
+  @Max(15)
+  BCRYPT_COST = 12;
+
+  @IsIn(LOG_LEVELS)
+  LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
+
+  @IsString()
+  APP_VERSION: string = packageVersion();
+
+  // Express `trust proxy`: how client IPs are read behind a load balancer (rate limits use them).
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  TRUST_PROXY?: string;
+}
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+export class ConfigError extends Error {
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export function loadEnv(source: Record<string, string | undefined>): EnvVars {
+  const known = Object.fromEntries(
+    Object.keys(new EnvVars()).concat(optionalKeys).filter((k) => source[k] !== undefined).map((k) => [k, source[k]]),
+  );
+  const env = plainToInstance(EnvVars, known, { exposeDefaultValues: true });
+  const errors = validateSync(env, { skipMissingProperties: false });
+  if (errors.length) {
+    throw new ConfigError(
+      errors.map((e) => `${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`),
+    );
+  }
+  return env;
+}
+
+// Optional keys have no default, so they are not own properties of a fresh EnvVars.
+const optionalKeys = ['PUBLIC_URL', 'DATABASE_URL', 'REDIS_URL', 'SUPER_ADMIN_IDENTIFIER', 'SUPER_ADMIN_PASSWORD', 'SERVICE_SETTINGS', 'TRUST_PROXY'];

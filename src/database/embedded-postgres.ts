@@ -1,0 +1,37 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+
+// Embedded PostgreSQL: PGlite (Postgres compiled to WASM) served in-process over the wire
+// protocol, so the application uses the same `pg` driver and SQL as against a real server.
+export class EmbeddedPostgres {
+  private constructor(
+    private readonly db: PGlite,
+    private readonly server: PGLiteSocketServer,
+  ) {}
+
+  // `dataDir` ':memory:' keeps everything in memory (tests); otherwise a folder on disk.
+  static async start(dataDir: string): Promise<EmbeddedPostgres> {
+    let db: PGlite;
+    if (dataDir === ':memory:') {
+      db = await PGlite.create();
+    } else {
+      const dir = resolve(dataDir, 'pglite');
+      mkdirSync(dirname(dir), { recursive: true }); // PGlite does not create parent folders
+      db = await PGlite.create(dir);
+    }
+    const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 64 });
+    await server.start();
+    return new EmbeddedPostgres(db, server);
+  }
+
+  get url(): string {
+    return `postgres://postgres@${this.server.getServerConn()}/postgres`;
+  }
+
+  async stop(): Promise<void> {
+    await this.server.stop();
+    await this.db.close();
+  }
+}

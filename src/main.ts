@@ -1,0 +1,34 @@
+import { createApp } from './app.js';
+import { ConfigError } from './config/env.js';
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const { app, config, close } = await createApp();
+  await app.listen(config.env.PORT, config.env.HOST);
+  const logger = app.get((await import('nestjs-pino')).Logger);
+  logger.log(
+    { port: config.env.PORT, database: config.embeddedDatabase ? 'embedded' : 'postgres', redis: !!config.env.REDIS_URL, startupMs: Math.round(performance.now() - started) },
+    'service listening',
+  );
+
+  // Graceful shutdown: stop accepting, finish in-flight requests, close pools and the database.
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.log({ signal }, 'shutting down');
+    await close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    process.stderr.write(`Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { declareCustomProperties, pickCustomData } from '../common/custom-properties.js';
+import { AppError } from '../common/errors.js';
+import { AppConfig } from '../config/app-config.js';
+import { DomainEvents } from '../events/domain-events.js';
+import { StoreInput } from '../store/store.dto.js';
+import { ROOT_CODENAME, type StoreEntity } from '../store/store.entity.js';
+import { StoreService } from '../store/store.service.js';
+import { TENANT_ROLES } from '../user/roles.js';
+import type { UserEntity } from '../user/user.entity.js';
+import { UserService } from '../user/user.service.js';
+import type { RegisterStoreOwnerInput, RegisterStoreUserInput } from './registration.dto.js';
+
+const SYSTEM_STORE_FIELDS: ReadonlySet<string> = new Set([
+  'id', 'name', 'codename', 'fullname', 'avatar', 'isActive', 'ownerId', 'storeId', 'customData', 'recordVersion', 'createdAt', 'updatedAt', '_owner',
+]);
+// Two owners registering stores of the same name at once may both pick the same free codename;
+// the loser retries with the next one.
+const CODENAME_ATTEMPTS = 5;
+
+@Injectable()
+export class RegistrationService implements OnModuleInit {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly stores: StoreService,
+    private readonly users: UserService,
+    private readonly events: DomainEvents,
+    private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    declareCustomProperties(StoreInput, this.config.settings.customStoreProperties, SYSTEM_STORE_FIELDS, 'customStoreProperties');
+  }
+
+  // A new store and its owner, in one transaction.
+  async registerStoreOwner(target: StoreEntity, input: RegisterStoreOwnerInput): Promise<{ user: UserEntity; store: StoreEntity }> {
+    if (target.codename !== ROOT_CODENAME) throw new AppError('RootLevelOnly', 'store owners register at the root level');
+    if (!this.config.settings.tenantRegisterIsPublic) throw new AppError('TenantRegisterNotPublic');
+
+    const prepared = await this.users.prepare(input);
+    const storeData = pickCustomData(input.store, this.config.settings.customStoreProperties);
+    for (let attempt = 1; ; attempt++) {
+      const ownerId = randomUUID();
+      try {
+        const result = await this.dataSource.transaction(async (manager) => {
+          const store = await this.stores.create(input.store, storeData, ownerId, manager);
+          const user = await this.users.insert({ id: ownerId, storeId: store.id, roles: [TENANT_ROLES.tenantOwner] }, prepared, manager);
+          return { store, user };
+        });
+        this.events.emit('store.created', { storeId: result.store.id, ownerId });
+        this.events.emit('user.created', { userId: ownerId, storeId: result.store.id });
+        return result;
+      } catch (error) {
+        if (attempt < CODENAME_ATTEMPTS && isCodenameConflict(error)) continue;
+        throw error;
+      }
+    }
+  }
+
+  registerStoreUser(target: StoreEntity, input: RegisterStoreUserInput): Promise<UserEntity> {
+    if (target.codename === ROOT_CODENAME) throw new AppError('StoreLevelOnly', 'users register in a store: target one with svc-store-codename');
+    if (!target.isActive) throw new AppError('StoreInactive', `store "${target.codename}" is not active`);
+    return this.users.create({ storeId: target.id, roles: [TENANT_ROLES.tenantUser] }, input);
+  }
+}
+
+function isCodenameConflict(error: unknown): boolean {
+  const e = error as { driverError?: { code?: string; constraint?: string } };
+  return e.driverError?.code === '23505' && e.driverError.constraint === 'stores_codename_key';
+}

@@ -1,0 +1,57 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { AvatarService } from '../avatar/avatar.service.js';
+import { AppError } from '../common/errors.js';
+import { pageRequest, type PageQuery, type PageRequest } from '../common/paging.js';
+import { AppConfig } from '../config/app-config.js';
+import { codenameBase, uniqueCodename } from './codename.js';
+import type { StoreInput } from './store.dto.js';
+import { ROOT_CODENAME, type StoreEntity } from './store.entity.js';
+import { StoreRepository } from './store.repository.js';
+
+@Injectable()
+export class StoreService {
+  constructor(
+    private readonly stores: StoreRepository,
+    private readonly avatars: AvatarService,
+    private readonly config: AppConfig,
+  ) {}
+
+  // Tenant targeting: the store a request names, or 400 StoreNotFound.
+  async resolve(codename: string): Promise<StoreEntity> {
+    const store = await this.stores.findByCodename(codename.toLowerCase());
+    if (!store) throw new AppError('StoreNotFound', `store "${codename}" does not exist`);
+    return store;
+  }
+
+  listBrief(query: PageQuery): Promise<[StoreEntity[], number, PageRequest]> {
+    const page = pageRequest(query, this.config.settings.paging);
+    return this.stores.listBrief(page, ROOT_CODENAME).then(([rows, total]) => [rows, total, page]);
+  }
+
+  // Inside the caller's transaction; the codename is derived from the name and made unique.
+  async create(input: StoreInput, customData: Record<string, unknown>, ownerId: string | null, manager: EntityManager): Promise<StoreEntity> {
+    const base = codenameBase(input.name);
+    const codename = uniqueCodename(base, await this.stores.codenamesLike(base, manager));
+    return this.stores.insert(
+      {
+        codename,
+        name: input.name,
+        fullname: input.fullname ?? input.name,
+        avatar: input.avatar ?? this.avatars.generate(),
+        customData,
+        ownerId,
+      },
+      manager,
+    );
+  }
+
+  // Seeded stores (root, sample) have fixed codenames.
+  insertSeeded(s: Pick<StoreEntity, 'codename' | 'name' | 'fullname'>, ownerId: string | null, manager: EntityManager): Promise<StoreEntity> {
+    return this.stores.insert({ codename: s.codename, name: s.name, fullname: s.fullname, ownerId, avatar: this.avatars.generate(), customData: {} }, manager);
+  }
+
+  findByCodename(codename: string, manager?: EntityManager): Promise<StoreEntity | null> {
+    return this.stores.findByCodename(codename, manager);
+  }
+}

@@ -1,0 +1,89 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsEmail, IsNotEmpty, IsOptional, IsString, IsUrl, MaxLength } from 'class-validator';
+import { URL_OPTIONS } from '../store/store.dto.js';
+import type { UserEntity } from './user.entity.js';
+
+const trimLower = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim().toLowerCase() : value);
+
+// What a person sends to become a user. Which identifiers and name fields are required depends
+// on settings (identifier-rules.ts, userNameType) and is checked by UserService.
+export class UserProfileInput {
+  @ApiPropertyOptional({ example: 'ada@example.com', description: 'Required or accepted per `primaryLoginIdentifier` / `secondaryIdentifierPresence`.' })
+  @IsOptional()
+  @Transform(trimLower)
+  @IsEmail({}, { message: 'email must be an email address' })
+  @MaxLength(254)
+  email?: string;
+
+  @ApiPropertyOptional({ example: '+14155552671', description: 'Normalized to E.164.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(32)
+  mobile?: string;
+
+  @ApiPropertyOptional({ minLength: 8, description: '8 characters to 72 bytes.' })
+  @IsString()
+  password: string;
+
+  @ApiPropertyOptional({ example: 'Ada Lovelace', description: 'Required when `userNameType` is `asFullname`.' })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  fullname?: string;
+
+  @ApiPropertyOptional({ description: 'Required when `userNameType` is `asNamePair`.' })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  name?: string;
+
+  @ApiPropertyOptional({ description: 'Required when `userNameType` is `asNamePair`.' })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  surname?: string;
+
+  @ApiPropertyOptional({ description: 'Image URL; a generated avatar when absent.' })
+  @IsOptional()
+  @IsUrl(URL_OPTIONS)
+  @MaxLength(2048)
+  avatar?: string;
+}
+
+// Names custom user properties may not take.
+export const SYSTEM_USER_FIELDS: ReadonlySet<string> = new Set([
+  'id', 'email', 'password', 'passwordHash', 'fullname', 'name', 'surname', 'avatar', 'roleId', 'roles', 'mobile',
+  'emailVerified', 'mobileVerified', 'storeId', 'isActive', 'recordVersion', 'createdAt', 'updatedAt', '_owner',
+  'ownerId', 'customData', 'socialCode', 'store', '_store', 'sessionId', 'userId', 'tenantId', 'accessToken',
+]);
+
+export interface UserView {
+  // Which optional fields this deployment's user model has.
+  hasEmail: boolean;
+  hasMobile: boolean;
+  namePair: boolean;
+  multipleRoles: boolean;
+}
+
+// The user as clients see it: never the password hash.
+export function toUserResponse(user: UserEntity, view: UserView): Record<string, unknown> {
+  return {
+    id: user.id,
+    ...(view.hasEmail && { email: user.email, emailVerified: user.emailVerified }),
+    ...(view.namePair ? { name: user.name, surname: user.surname } : { fullname: user.fullname }),
+    avatar: user.avatar,
+    roleId: view.multipleRoles ? user.roles : user.roles[0],
+    ...(view.hasMobile && { mobile: user.mobile, mobileVerified: user.mobileVerified }),
+    ...user.customData,
+    storeId: user.storeId,
+    isActive: user.isActive,
+    recordVersion: user.recordVersion,
+    createdAt: user.createdAt,
+    updatedAt: user.updatedAt,
+    _owner: user.ownerId,
+  };
+}

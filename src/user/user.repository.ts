@@ -1,0 +1,43 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { UserEntity } from './user.entity.js';
+
+// Tenant-level: the store id comes first on every method and is part of every query.
+@Injectable()
+export class UserRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  private repo(manager?: EntityManager) {
+    return (manager ?? this.dataSource.manager).getRepository(UserEntity);
+  }
+
+  findById(storeId: string, id: string, manager?: EntityManager): Promise<UserEntity | null> {
+    return this.repo(manager).findOneBy({ storeId, id });
+  }
+
+  // Matches the unique index (storeId, lower(email)).
+  findByEmail(storeId: string, email: string, manager?: EntityManager): Promise<UserEntity | null> {
+    return this.repo(manager)
+      .createQueryBuilder('u')
+      .where('u.storeId = :storeId AND lower(u.email) = lower(:email)', { storeId, email })
+      .getOne();
+  }
+
+  findByMobile(storeId: string, mobile: string, manager?: EntityManager): Promise<UserEntity | null> {
+    return this.repo(manager).findOneBy({ storeId, mobile });
+  }
+
+  findByRole(storeId: string, role: string, manager?: EntityManager): Promise<UserEntity | null> {
+    return this.repo(manager)
+      .createQueryBuilder('u')
+      .where('u.storeId = :storeId AND :role = ANY(u.roles)', { storeId, role })
+      .orderBy('u.createdAt', 'ASC')
+      .getOne();
+  }
+
+  insert(storeId: string, user: Omit<Partial<UserEntity>, 'storeId'>, manager?: EntityManager): Promise<UserEntity> {
+    const repo = this.repo(manager);
+    return repo.save(repo.create({ ...user, storeId }));
+  }
+}

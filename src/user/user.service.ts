@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { AvatarService } from '../avatar/avatar.service.js';
+import { declareCustomProperties, pickCustomData } from '../common/custom-properties.js';
+import { AppError } from '../common/errors.js';
+import { AppConfig } from '../config/app-config.js';
+import { DomainEvents } from '../events/domain-events.js';
+import { checkIdentifiers, identifierPresence, type IdentifierPresence } from './identifier-rules.js';
+import { normalizeMobile } from './mobile.js';
+import { PasswordHasher } from './password.js';
+import { SYSTEM_USER_FIELDS, toUserResponse, UserProfileInput, type UserView } from './user.dto.js';
+import type { UserEntity } from './user.entity.js';
+import { UserRepository } from './user.repository.js';
+
+export interface NewUser {
+  storeId: string;
+  roles: string[];
+  // Chosen in advance when another row must point at the user (a store's owner).
+  id?: string;
+  // Who creates it; a self-registered user owns itself.
+  ownerId?: string;
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+@Injectable()
+export class UserService implements OnModuleInit {
+  readonly presence: IdentifierPresence;
+  readonly view: UserView;
+
+  constructor(
+    private readonly users: UserRepository,
+    private readonly passwords: PasswordHasher,
+    private readonly avatars: AvatarService,
+    private readonly events: DomainEvents,
+    private readonly config: AppConfig,
+  ) {
+    const s = config.settings;
+    this.presence = identifierPresence(s);
+    this.view = {
+      hasEmail: this.presence.email !== 'absent',
+      hasMobile: this.presence.mobile !== 'absent',
+      namePair: s.userNameType === 'asNamePair',
+      multipleRoles: s.usersHaveMultipleRoles,
+    };
+  }
+
+  onModuleInit(): void {
+    declareCustomProperties(UserProfileInput, this.config.settings.customUserProperties, SYSTEM_USER_FIELDS, 'customUserProperties');
+  }
+
+  // Checks a registration against the settings and normalizes it, before any write.
+  async prepare(input: UserProfileInput): Promise<Omit<Partial<UserEntity>, 'storeId'>> {
+    const s = this.config.settings;
+    const mobile = input.mobile == null ? null : normalizeMobile(input.mobile, s.defaultMobileRegion);
+    const email = input.email ?? null;
+    checkIdentifiers(this.presence, { email, mobile });
+    if (this.view.namePair) {
+      if (input.fullname !== undefined) throw new AppError('UnknownField', 'property fullname is not accepted: send name and surname');
+      if (!input.name) throw new AppError('ValidationFailed', 'name is required');
+      if (!input.surname) throw new AppError('ValidationFailed', 'surname is required');
+    } else {
+      if (input.name !== undefined || input.surname !== undefined) {
+        throw new AppError('UnknownField', `property ${input.name !== undefined ? 'name' : 'surname'} is not accepted: send fullname`);
+      }
+      if (!input.fullname) throw new AppError('ValidationFailed', 'fullname is required');
+    }
+    return {
+      email,
+      mobile,
+      fullname: this.view.namePair ? `${input.name} ${input.surname}` : input.fullname!,
+      name: input.name ?? null,
+      surname: input.surname ?? null,
+      passwordHash: await this.passwords.hash(input.password),
+      avatar: input.avatar ?? this.avatars.generate(),
+      customData: pickCustomData(input, s.customUserProperties),
+    };
+  }
+
+  // Inserts a prepared user; `user.created` is the caller's to emit once its transaction commits.
+  async insert(target: NewUser, prepared: Omit<Partial<UserEntity>, 'storeId'>, manager?: EntityManager): Promise<UserEntity> {
+    const id = target.id ?? randomUUID();
+    try {
+      return await this.users.insert(
+        target.storeId,
+        { ...prepared, id, roles: target.roles, ownerId: target.ownerId ?? id },
+        manager,
+      );
+    } catch (error) {
+      throw duplicateAsAppError(error) ?? error;
+    }
+  }
+
+  async create(target: NewUser, input: UserProfileInput): Promise<UserEntity> {
+    const user = await this.insert(target, await this.prepare(input));
+    this.events.emit('user.created', { userId: user.id, storeId: user.storeId });
+    return user;
+  }
+
+  toResponse(user: UserEntity): Record<string, unknown> {
+    return toUserResponse(user, this.view);
+  }
+
+  findByRole(storeId: string, role: string, manager?: EntityManager): Promise<UserEntity | null> {
+    return this.users.findByRole(storeId, role, manager);
+  }
+}
+
+function duplicateAsAppError(error: unknown): AppError | undefined {
+  const e = error as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
+  const code = e.driverError?.code ?? e.code;
+  if (code !== UNIQUE_VIOLATION) return undefined;
+  const constraint = e.driverError?.constraint ?? e.constraint ?? '';
+  const field = constraint.includes('mobile') ? 'mobile' : 'email';
+  return new AppError('DuplicateIdentifier', `a user with this ${field} already exists in this store`);
+}
