@@ -1,4 +1,5 @@
-import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
+import { parsePhoneNumberFromString, type CountryCode, type MetadataJson } from 'libphonenumber-js/core';
+import metadata from 'libphonenumber-js/metadata.max.json';
 import { AppError } from '../common/errors.js';
 
 // Digits with the usual separators, optionally a leading `+`; anything else is not a number.
@@ -9,7 +10,7 @@ const PHONE_SHAPE = /^\+?[0-9 ().\-\u00a0]{4,32}$/;
 export function normalizeMobile(input: string, defaultRegion: string | null, field = 'mobile'): string {
   const trimmed = input.trim();
   const parsed = PHONE_SHAPE.test(trimmed)
-    ? parsePhoneNumberFromString(trimmed, (defaultRegion ?? undefined) as CountryCode | undefined)
+    ? parsePhoneNumberFromString(trimmed, { defaultCountry: (defaultRegion ?? undefined) as CountryCode | undefined }, metadata as MetadataJson)
     : undefined;
   if (!parsed?.isValid()) throw new AppError('InvalidMobile', `${field} must be a valid phone number in international format`);
   return parsed.number;

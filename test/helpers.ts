@@ -1,0 +1,53 @@
+import { randomBytes } from 'node:crypto';
+import request from 'supertest';
+import type TestAgent from 'supertest/lib/agent.js';
+import { createApp, type RunningApp } from '../src/app.js';
+import type { SettingsOverrides } from '../src/config/settings.js';
+
+export const PASSWORD = 'correct horse battery';
+
+export interface TestApp extends RunningApp {
+  http: TestAgent;
+}
+
+// The real application on the run's database (shared embedded PGlite, or DATABASE_URL) and
+// Redis when REDIS_URL is set. Registration limits are lifted unless a test sets its own.
+export async function startApp(opts: { env?: Record<string, string | undefined>; settings?: SettingsOverrides } = {}): Promise<TestApp> {
+  const running = await createApp({
+    env: {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      BCRYPT_COST: '4',
+      DATABASE_URL: process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL,
+      REDIS_URL: process.env.REDIS_URL,
+      ...opts.env,
+    },
+    settings: { rateLimits: { registration: { points: 1_000_000, durationSeconds: 1 } }, ...opts.settings },
+  });
+  return { ...running, http: request(running.app.getHttpServer()) };
+}
+
+export function unique(prefix = 't'): string {
+  return `${prefix}${randomBytes(5).toString('hex')}`;
+}
+
+export function uniqueEmail(): string {
+  return `${unique('u')}@example.com`;
+}
+
+export interface RegisteredStore {
+  codename: string;
+  storeId: string;
+  ownerId: string;
+  ownerEmail: string;
+}
+
+// A fresh store (and owner) per test keeps tests independent without truncating tables.
+export async function registerStore(http: TestAgent, overrides: Record<string, unknown> = {}): Promise<RegisteredStore> {
+  const ownerEmail = uniqueEmail();
+  const res = await http
+    .post('/auth-api/v1/registerstoreowner')
+    .send({ email: ownerEmail, password: PASSWORD, fullname: 'Store Owner', store: { name: unique('Store ') }, ...overrides })
+    .expect(201);
+  return { codename: res.body.store.codename, storeId: res.body.store.id, ownerId: res.body.user.id, ownerEmail };
+}
