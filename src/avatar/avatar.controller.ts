@@ -1,5 +1,6 @@
-import { Controller, Get, Header, Param } from '@nestjs/common';
+import { Controller, Get, Param, Res } from '@nestjs/common';
 import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { AppError } from '../common/errors.js';
 import { Public } from '../common/policy.js';
 import { AVATAR_SEED } from './avatar.service.js';
@@ -12,13 +13,17 @@ export class AvatarController {
   @Public()
   @ApiOperation({ summary: 'A generated avatar (SVG), the default for users and stores that send none.' })
   @ApiProduces('image/svg+xml')
-  @Header('Content-Type', 'image/svg+xml')
-  @Header('Cache-Control', 'public, max-age=31536000, immutable')
-  @Header('X-Content-Type-Options', 'nosniff')
-  @Header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'")
-  get(@Param('file') file: string): string {
+  get(@Param('file') file: string, @Res({ passthrough: true }) res: Response): string {
     const seed = file.endsWith('.svg') ? file.slice(0, -4) : '';
     if (!AVATAR_SEED.test(seed)) throw new AppError('NotFound', 'no such avatar');
+    // Set here, not with @Header: Nest applies those before the handler runs, so an error
+    // would leave as a JSON body labelled image/svg+xml and cached for a year.
+    res.set({
+      'Content-Type': 'image/svg+xml',
+      'Cache-Control': 'public, max-age=31536000, immutable',
+      'X-Content-Type-Options': 'nosniff',
+      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'",
+    });
     return identiconSvg(seed);
   }
 }

@@ -7,11 +7,16 @@ export const RESERVED_CODENAMES = new Set([
 
 // Lower-case, url-safe form of a store name: accents folded, every run of other characters
 // becomes one dash. The result may still be taken: `uniqueCodename` adds a suffix.
+// Latin letters that Unicode normalization does not decompose into a base letter and a mark.
+const FOLD: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i' };
+
 export function codenameBase(name: string): string {
   const slug = name
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
+    .replace(/[ßæœøłđðþı]/g, (c) => FOLD[c])
+    .replace(/['’]/g, '') // "Tom's" is one word
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, CODENAME_MAX_LENGTH - 4) // room for a `-NNN` suffix

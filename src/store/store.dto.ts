@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
 import { IsNotEmpty, IsOptional, IsString, IsUrl, MaxLength } from 'class-validator';
 import type { StoreEntity } from './store.entity.js';
 
@@ -6,6 +7,7 @@ export const URL_OPTIONS = { protocols: ['http', 'https'], require_protocol: tru
 
 export class StoreInput {
   @ApiProperty({ example: 'Blue Harbor Books', maxLength: 100 })
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)

@@ -5,6 +5,8 @@ import { URL_OPTIONS } from '../store/store.dto.js';
 import type { UserEntity } from './user.entity.js';
 
 const trimLower = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim().toLowerCase() : value);
+// Names are stored trimmed, so '   ' is empty and refused.
+export const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
 // What a person sends to become a user. Which identifiers and name fields are required depends
 // on settings (identifier-rules.ts, userNameType) and is checked by UserService.
@@ -28,6 +30,7 @@ export class UserProfileInput {
 
   @ApiPropertyOptional({ example: 'Ada Lovelace', description: 'Required when `userNameType` is `asFullname`.' })
   @IsOptional()
+  @Transform(trim)
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
@@ -35,6 +38,7 @@ export class UserProfileInput {
 
   @ApiPropertyOptional({ description: 'Required when `userNameType` is `asNamePair`.' })
   @IsOptional()
+  @Transform(trim)
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)
@@ -42,6 +46,7 @@ export class UserProfileInput {
 
   @ApiPropertyOptional({ description: 'Required when `userNameType` is `asNamePair`.' })
   @IsOptional()
+  @Transform(trim)
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)
