@@ -1,7 +1,10 @@
 import { Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
+import { AuthModule } from './auth/auth.module.js';
 import { AvatarModule } from './avatar/avatar.module.js';
+import { BucketModule } from './bucket/bucket.module.js';
+import type { Clock } from './clock/clock.js';
 import { EnvelopeInterceptor } from './common/envelope.js';
 import { ErrorFilter } from './common/error.filter.js';
 import { jsonBody } from './common/http-middleware.js';
@@ -18,14 +21,15 @@ import { RegistrationModule } from './registration/registration.module.js';
 import { SeedModule } from './seed/seed.module.js';
 import { StoreModule } from './store/store.module.js';
 import { TenancyMiddleware } from './tenancy/tenancy.middleware.js';
+import { UserAdminModule } from './user-admin/user-admin.module.js';
 
 @Module({})
 export class AppModule implements NestModule {
-  static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
+  static forRoot(config: AppConfig, databaseUrl: string, clock?: Clock): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        ConfigModule.forRoot(config),
+        ConfigModule.forRoot(config, clock),
         LoggerModule.forRoot(loggerOptions(config)),
         DatabaseModule.forRoot(databaseUrl),
         DiscoveryModule,
@@ -35,6 +39,9 @@ export class AppModule implements NestModule {
         AvatarModule,
         StoreModule,
         RegistrationModule,
+        AuthModule,
+        UserAdminModule,
+        BucketModule,
         SeedModule,
         HealthModule,
       ],

@@ -21,7 +21,7 @@ export async function createApp(sources: ConfigSources = {}): Promise<RunningApp
   const config = AppConfig.load(sources);
   const embedded = config.embeddedDatabase ? await EmbeddedPostgres.start(config.env.DATA_DIR) : undefined;
   try {
-    const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, config.env.DATABASE_URL ?? embedded!.url), {
+    const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, config.env.DATABASE_URL ?? embedded!.url, sources.clock), {
       bodyParser: false, // jsonBody() parses, with our limit and error shape
       bufferLogs: true,
       abortOnError: false,

@@ -64,8 +64,8 @@ export function buildEnvelope(
       .update(`${req.ctx.store?.id ?? ''}\n${req.method}\n${req.originalUrl}`)
       .digest('hex')
       .slice(0, 32),
-    userId: req.ctx.userId ?? null,
-    sessionId: req.ctx.sessionId ?? null,
+    userId: req.ctx.session?.userId ?? null,
+    sessionId: req.ctx.session?.sessionId ?? null,
     requestId: req.ctx.requestId,
     dataName: spec.dataName,
     method: req.method,

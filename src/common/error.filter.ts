@@ -11,6 +11,9 @@ const HTTP_STATUS_CODES: Partial<Record<number, ErrCode>> = {
   [HttpStatus.FORBIDDEN]: 'Forbidden',
   [HttpStatus.NOT_FOUND]: 'RouteNotFound',
   [HttpStatus.METHOD_NOT_ALLOWED]: 'MethodNotAllowed',
+  [HttpStatus.NOT_ACCEPTABLE]: 'NotAcceptable',
+  [HttpStatus.CONFLICT]: 'Conflict',
+  [HttpStatus.UNPROCESSABLE_ENTITY]: 'UnprocessableEntity',
   [HttpStatus.PAYLOAD_TOO_LARGE]: 'PayloadTooLarge',
   [HttpStatus.UNSUPPORTED_MEDIA_TYPE]: 'UnsupportedMediaType',
   [HttpStatus.TOO_MANY_REQUESTS]: 'TooManyRequests',
@@ -20,7 +23,9 @@ const HTTP_STATUS_CODES: Partial<Record<number, ErrCode>> = {
 export function toAppError(exception: unknown): AppError | undefined {
   if (exception instanceof AppError) return exception;
   if (exception instanceof HttpException) {
-    const code = HTTP_STATUS_CODES[exception.getStatus()];
+    const status = exception.getStatus();
+    // Any other client error stays a client error: never a 500 for bad input.
+    const code = HTTP_STATUS_CODES[status] ?? (status >= 400 && status < 500 ? 'ValidationFailed' : undefined);
     return code ? new AppError(code) : undefined;
   }
   return undefined;

@@ -11,6 +11,9 @@ export const ERROR_CATALOGUE = {
   PayloadTooLarge: { status: HttpStatus.PAYLOAD_TOO_LARGE, message: 'errMsg_PayloadTooLarge' },
   UnsupportedMediaType: { status: HttpStatus.UNSUPPORTED_MEDIA_TYPE, message: 'errMsg_UnsupportedMediaType' },
   RouteNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_RouteNotFound' },
+  Conflict: { status: HttpStatus.CONFLICT, message: 'errMsg_Conflict' },
+  NotAcceptable: { status: HttpStatus.NOT_ACCEPTABLE, message: 'errMsg_NotAcceptable' },
+  UnprocessableEntity: { status: HttpStatus.UNPROCESSABLE_ENTITY, message: 'errMsg_UnprocessableEntity' },
   MethodNotAllowed: { status: HttpStatus.METHOD_NOT_ALLOWED, message: 'errMsg_MethodNotAllowed' },
   TooManyRequests: { status: HttpStatus.TOO_MANY_REQUESTS, message: 'errMsg_TooManyRequests' },
   Forbidden: { status: HttpStatus.FORBIDDEN, message: 'errMsg_Forbidden' },
@@ -30,7 +33,25 @@ export const ERROR_CATALOGUE = {
   IdentifierNotAccepted: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_IdentifierNotAccepted' },
   InvalidMobile: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_InvalidMobile' },
   WeakPassword: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_WeakPassword' },
-} as const satisfies Record<string, { status: HttpStatus; message: string }>;
+  // login, tokens, sessions
+  MissingParameters: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_MissingParameters' },
+  InvalidCredentials: { status: HttpStatus.UNAUTHORIZED, message: 'errMsg_InvalidCredentials' },
+  NoLoginFound: { status: HttpStatus.UNAUTHORIZED, message: 'No login found', shape: 'status' },
+  UserInactive: { status: HttpStatus.FORBIDDEN, message: 'errMsg_UserInactive' },
+  EmailVerificationNeeded: { status: HttpStatus.FORBIDDEN, message: 'errMsg_EmailNotVerified' },
+  MobileVerificationNeeded: { status: HttpStatus.FORBIDDEN, message: 'errMsg_MobileNotVerified' },
+  TenantMismatch: { status: HttpStatus.FORBIDDEN, message: 'errMsg_TenantMismatch' },
+  PrincipalNotAccepted: { status: HttpStatus.UNAUTHORIZED, message: 'errMsg_PrincipalNotAccepted' },
+  SessionNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_SessionNotFound' },
+  KeyNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_KeyNotFound' },
+  // user management
+  UserNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_UserNotFound' },
+  RoleNotAssignable: { status: HttpStatus.FORBIDDEN, message: 'errMsg_RoleNotAssignable' },
+  WrongCurrentPassword: { status: HttpStatus.FORBIDDEN, message: 'errMsg_WrongCurrentPassword' },
+  // avatar bucket
+  FileRequired: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_FileRequired' },
+  FileNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_FileNotFound' },
+} as const satisfies Record<string, { status: HttpStatus; message: string; shape?: 'status' }>;
 
 export type ErrCode = keyof typeof ERROR_CATALOGUE;
 
@@ -57,6 +78,10 @@ export interface ErrorBody {
   requestId?: string;
 }
 
-export function errorBody(error: AppError, requestId?: string): ErrorBody {
+// The spec's two shapes: `{ result, status, message, errCode }`, and `{ status: 'ERR', message }`
+// for `/currentuser` without a login.
+export function errorBody(error: AppError, requestId?: string): ErrorBody | { status: 'ERR'; message: string } {
+  const entry: { status: number; shape?: 'status' } = ERROR_CATALOGUE[error.errCode];
+  if (entry.shape === 'status') return { status: 'ERR', message: error.message };
   return { result: 'ERR', status: error.status, message: error.message, errCode: error.errCode, requestId };
 }

@@ -1,6 +1,6 @@
 import { Injectable, RequestMethod, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import { Public } from './policy.js';
+import { Authenticated, Public, type AuthPolicy } from './policy.js';
 
 // Nest's route metadata keys (PATH_METADATA, METHOD_METADATA), not exported from package roots.
 const PATH_METADATA = 'path';
@@ -10,6 +10,21 @@ export interface RoutePolicy {
   method: string;
   path: string;
   policy: string;
+}
+
+// One line per policy, for the reviewed snapshot: `authenticated(user) roles=tenantAdmin,...`.
+function describe(policy: AuthPolicy | undefined): string {
+  if (!policy) return 'none';
+  const kinds = (Object.keys(policy.principals) as (keyof AuthPolicy['principals'])[]).filter((k) => policy.principals[k]);
+  return [
+    `authenticated(${kinds.join(',')})`,
+    policy.roles && `roles=${policy.roles.join(',')}`,
+    policy.permission && `permission=${policy.permission}`,
+    policy.bucketToken && 'bucketToken',
+    policy.publicWhen && `publicWhen=${policy.publicWhen}`,
+  ]
+    .filter(Boolean)
+    .join(' ');
 }
 
 // Secure by default: every route must declare its policy, or the service does not start.
@@ -40,8 +55,9 @@ export class PolicyAudit implements OnModuleInit {
         const path = Reflect.getMetadata(PATH_METADATA, handler) as string | undefined;
         if (path === undefined) continue;
         const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
-        const isPublic = this.reflector.getAllAndOverride(Public, [handler, metatype]);
-        routes.push({ method, path: '/' + [base, path].filter((p) => p && p !== '/').join('/'), policy: isPublic ? 'public' : 'none' });
+        const targets = [handler, metatype];
+        const policy = this.reflector.getAllAndOverride(Public, targets) ? 'public' : describe(this.reflector.getAllAndOverride(Authenticated, targets));
+        routes.push({ method, path: '/' + [base, path].filter((p) => p && p !== '/').join('/'), policy });
       }
     }
     return routes.sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));

@@ -1,5 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
+import type { SessionData } from '../session/session.types.js';
 import type { StoreEntity } from '../store/store.entity.js';
 
 // What one request knows about itself, attached to the request object: request-scoped by
@@ -9,8 +10,10 @@ export interface RequestContext {
   startedAt: bigint;
   // The targeted store (tenant), resolved by TenancyMiddleware.
   store?: StoreEntity;
-  userId?: string;
-  sessionId?: string;
+  // The caller's login, set by AuthGuard on authenticated routes.
+  session?: SessionData;
+  // The access token that authenticated the request (echoed by /currentuser).
+  accessToken?: string;
 }
 
 export type ContextRequest = Request & { ctx: RequestContext };

@@ -1,3 +1,4 @@
+import type { Clock } from '../clock/clock.js';
 import { loadEnv, type EnvVars } from './env.js';
 import { loadSettings, type ServiceSettings, type SettingsOverrides } from './settings.js';
 
@@ -6,6 +7,8 @@ export interface ConfigSources {
   env?: Record<string, string | undefined>;
   // Settings applied over the settings file (tests, embedding).
   settings?: SettingsOverrides;
+  // Time as the service sees it (tests move it).
+  clock?: Clock;
 }
 
 // The validated configuration: environment (infrastructure, secrets) and service settings

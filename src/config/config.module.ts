@@ -1,10 +1,18 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { Clock } from '../clock/clock.js';
 import { AppConfig } from './app-config.js';
 
 @Global()
 @Module({})
 export class ConfigModule {
-  static forRoot(config: AppConfig): DynamicModule {
-    return { module: ConfigModule, providers: [{ provide: AppConfig, useValue: config }], exports: [AppConfig] };
+  static forRoot(config: AppConfig, clock: Clock = new Clock()): DynamicModule {
+    return {
+      module: ConfigModule,
+      providers: [
+        { provide: AppConfig, useValue: config },
+        { provide: Clock, useValue: clock },
+      ],
+      exports: [AppConfig, Clock],
+    };
   }
 }

@@ -1,7 +1,9 @@
+import 'reflect-metadata'; // class-validator and class-transformer read decorator metadata
 import { readFileSync } from 'node:fs';
 import { projectPath } from './project-path.js';
 import { plainToInstance, Transform } from 'class-transformer';
 import {
+  IsBoolean,
   IsIn,
   IsInt,
   IsOptional,
@@ -88,6 +90,24 @@ export class EnvVars {
   @IsString()
   APP_VERSION: string = packageVersion();
 
+  // Encrypts the private signing keys stored in the database (AES-256-GCM).
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  @MinLength(16, { message: 'KEY_ENCRYPTION_SECRET must be at least 16 characters' })
+  KEY_ENCRYPTION_SECRET?: string;
+
+  // Access-token cookie: `Secure` (default on in production) and `Domain`.
+  @Transform(({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : value === 'true' ? true : value === 'false' ? false : value))
+  @IsOptional()
+  @IsBoolean()
+  COOKIE_SECURE?: boolean;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^\.?[a-z0-9.-]+$/i, { message: 'COOKIE_DOMAIN must be a host name' })
+  COOKIE_DOMAIN?: string;
+
   // Express `trust proxy`: how client IPs are read behind a load balancer (rate limits use them).
   @Transform(emptyToUndefined)
   @IsOptional()
@@ -122,4 +142,7 @@ export function loadEnv(source: Record<string, string | undefined>): EnvVars {
 }
 
 // Optional keys have no default, so they are not own properties of a fresh EnvVars.
-const optionalKeys = ['PUBLIC_URL', 'DATABASE_URL', 'REDIS_URL', 'SUPER_ADMIN_IDENTIFIER', 'SUPER_ADMIN_PASSWORD', 'SERVICE_SETTINGS', 'TRUST_PROXY'];
+const optionalKeys = [
+  'PUBLIC_URL', 'DATABASE_URL', 'REDIS_URL', 'SUPER_ADMIN_IDENTIFIER', 'SUPER_ADMIN_PASSWORD', 'SERVICE_SETTINGS', 'TRUST_PROXY',
+  'KEY_ENCRYPTION_SECRET', 'COOKIE_SECURE', 'COOKIE_DOMAIN',
+];

@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { plainToInstance, Type } from 'class-transformer';
 import {
+  Allow,
   ArrayUnique,
   IsBoolean,
   IsIn,
   IsInt,
+  IsNumber,
   IsOptional,
   IsString,
   Matches,
@@ -64,9 +66,20 @@ export class RateLimitSetting {
 }
 
 export class RateLimitsSettings {
+  // Public registrations per client IP.
   @ValidateNested()
   @Type(() => RateLimitSetting)
   registration: RateLimitSetting;
+
+  // Failed logins per (store, username); a success clears the count.
+  @ValidateNested()
+  @Type(() => RateLimitSetting)
+  loginPerUsername: RateLimitSetting;
+
+  // Login attempts per client IP.
+  @ValidateNested()
+  @Type(() => RateLimitSetting)
+  loginPerIp: RateLimitSetting;
 }
 
 export class PagingSettings {
@@ -98,6 +111,7 @@ export class SuperAdminDataItem {
   @IsString()
   name: string;
 
+  @Allow()
   value: unknown;
 }
 
@@ -176,6 +190,29 @@ export class ServiceSettings {
   @ValidateNested()
   @Type(() => RateLimitsSettings)
   rateLimits: RateLimitsSettings;
+
+  // Access token and session lifetime.
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0.001)
+  @Max(3650)
+  tokenPeriodInDays: number;
+
+  // How long a signing key signs before a new one takes over.
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0.001)
+  @Max(3650)
+  keyRefreshPeriodInDays: number;
+
+  // Sessions kept in the in-process cache when Redis is not configured.
+  @IsInt()
+  @Min(100)
+  sessionCacheSize: number;
+
+  // Largest avatar upload, in bytes.
+  @IsInt()
+  @Min(1024)
+  @Max(50 * 1024 * 1024)
+  avatarMaxBytes: number;
 }
 
 export type SettingsOverrides = { [K in keyof ServiceSettings]?: ServiceSettings[K] extends object[] ? ServiceSettings[K] : ServiceSettings[K] extends object ? Partial<ServiceSettings[K]> : ServiceSettings[K] };
@@ -190,9 +227,11 @@ function readJson(path: string): Record<string, unknown> {
     throw new ConfigError([`settings file ${path}: ${(e as Error).message}`]);
   }
   try {
-    return JSON.parse(text) as Record<string, unknown>;
+    const parsed: unknown = JSON.parse(text);
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('the top level must be an object');
+    return parsed as Record<string, unknown>;
   } catch (e) {
-    throw new ConfigError([`settings file ${path}: not valid JSON (${(e as Error).message})`]);
+    throw new ConfigError([`settings file ${path}: not valid (${(e as Error).message})`]);
   }
 }
 
@@ -224,7 +263,8 @@ export function loadSettings(file: string | undefined, overrides: SettingsOverri
 
   const plain = merge(merge(defaults, fromFile), overrides as Record<string, unknown>);
   const settings = plainToInstance(ServiceSettings, plain, { exposeDefaultValues: true });
-  const problems = flatten(validateSync(settings, { forbidUnknownValues: false }));
+  // Unknown keys inside objects are refused too: a misspelt key would otherwise do nothing.
+  const problems = flatten(validateSync(settings, { forbidUnknownValues: false, whitelist: true, forbidNonWhitelisted: true }));
   if (problems.length) throw new ConfigError(problems.map((p) => `settings.${p}`));
   return settings;
 }

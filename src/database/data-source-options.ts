@@ -1,10 +1,13 @@
 import type { DataSourceOptions } from 'typeorm';
+import { SigningKeyEntity } from '../auth/signing-key.entity.js';
+import { SessionEntity } from '../session/session.entity.js';
 import { StoreEntity } from '../store/store.entity.js';
 import { UserEntity } from '../user/user.entity.js';
 import { Init1763800000000 } from './migrations/1763800000000-init.js';
+import { SessionsAndKeys1763900000000 } from './migrations/1763900000000-sessions-and-keys.js';
 
-export const ENTITIES = [StoreEntity, UserEntity];
-export const MIGRATIONS = [Init1763800000000];
+export const ENTITIES = [StoreEntity, UserEntity, SessionEntity, SigningKeyEntity];
+export const MIGRATIONS = [Init1763800000000, SessionsAndKeys1763900000000];
 
 export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
   return {

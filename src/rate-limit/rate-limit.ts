@@ -45,10 +45,29 @@ export class RateLimits {
       await this.limiter(name).consume(key);
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection; // the store failed: not the client's fault
-      const seconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-      throw new AppError('TooManyRequests', `too many requests; retry in ${seconds} s`, { 'Retry-After': String(seconds) });
+      throw tooMany(rejection.msBeforeNext);
     }
   }
+
+  // 429 when `key` has used all its points, without taking one (failure counters).
+  async assertOpen(name: RateLimitName, key: string): Promise<void> {
+    const state = await this.limiter(name).get(key);
+    if (state && state.consumedPoints >= this.config.settings.rateLimits[name].points) throw tooMany(state.msBeforeNext);
+  }
+
+  // Counts a failure; the 429 comes from the next assertOpen.
+  async penalize(name: RateLimitName, key: string): Promise<void> {
+    await this.limiter(name).penalty(key, 1);
+  }
+
+  async reset(name: RateLimitName, key: string): Promise<void> {
+    await this.limiter(name).delete(key);
+  }
+}
+
+function tooMany(msBeforeNext: number): AppError {
+  const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
+  return new AppError('TooManyRequests', `too many requests; retry in ${seconds} s`, { 'Retry-After': String(seconds) });
 }
 
 const RATE_LIMIT = 'rateLimit';

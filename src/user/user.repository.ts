@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { PageRequest } from '../common/paging.js';
 import { UserEntity } from './user.entity.js';
 
 // Tenant-level: the store id comes first on every method and is part of every query.
@@ -34,6 +35,22 @@ export class UserRepository {
       .where('u.storeId = :storeId AND :role = ANY(u.roles)', { storeId, role })
       .orderBy('u.createdAt', 'ASC')
       .getOne();
+  }
+
+  list(storeId: string, page: PageRequest): Promise<[UserEntity[], number]> {
+    return this.repo().findAndCount({ where: { storeId }, order: { createdAt: 'ASC', id: 'ASC' }, skip: page.offset, take: page.pageRowCount });
+  }
+
+  async update(storeId: string, id: string, changes: Partial<UserEntity>): Promise<UserEntity | null> {
+    const repo = this.repo();
+    const user = await repo.findOneBy({ storeId, id });
+    if (!user) return null;
+    return repo.save(repo.merge(user, changes));
+  }
+
+  async delete(storeId: string, id: string): Promise<boolean> {
+    const result = await this.repo().delete({ storeId, id });
+    return (result.affected ?? 0) > 0;
   }
 
   insert(storeId: string, user: Omit<Partial<UserEntity>, 'storeId'>, manager?: EntityManager): Promise<UserEntity> {

@@ -4,6 +4,7 @@ import type { EntityManager } from 'typeorm';
 import { AvatarService } from '../avatar/avatar.service.js';
 import { declareCustomProperties, pickCustomData } from '../common/custom-properties.js';
 import { AppError } from '../common/errors.js';
+import type { PageRequest } from '../common/paging.js';
 import { AppConfig } from '../config/app-config.js';
 import { DomainEvents } from '../events/domain-events.js';
 import { checkIdentifiers, identifierPresence, type IdentifierPresence } from './identifier-rules.js';
@@ -53,9 +54,9 @@ export class UserService implements OnModuleInit {
   // Checks a registration against the settings and normalizes it, before any write.
   async prepare(input: UserProfileInput): Promise<Omit<Partial<UserEntity>, 'storeId'>> {
     const s = this.config.settings;
+    checkIdentifiers(this.presence, { email: input.email, mobile: input.mobile });
     const mobile = input.mobile == null ? null : normalizeMobile(input.mobile, s.defaultMobileRegion);
     const email = input.email ?? null;
-    checkIdentifiers(this.presence, { email, mobile });
     if (this.view.namePair) {
       if (input.fullname !== undefined) throw new AppError('UnknownField', 'property fullname is not accepted: send name and surname');
       if (!input.name) throw new AppError('ValidationFailed', 'name is required');
@@ -100,6 +101,40 @@ export class UserService implements OnModuleInit {
 
   toResponse(user: UserEntity): Record<string, unknown> {
     return toUserResponse(user, this.view);
+  }
+
+  findById(storeId: string, id: string): Promise<UserEntity | null> {
+    return this.users.findById(storeId, id);
+  }
+
+  list(storeId: string, page: PageRequest): Promise<[UserEntity[], number]> {
+    return this.users.list(storeId, page);
+  }
+
+  // Applies checked changes; the password, when given, is checked against the policy and hashed.
+  async update(storeId: string, id: string, changes: Partial<UserEntity> & { password?: string }): Promise<UserEntity | null> {
+    const { password, ...rest } = changes;
+    if (password !== undefined) rest.passwordHash = await this.passwords.hash(password);
+    return this.users.update(storeId, id, rest);
+  }
+
+  delete(storeId: string, id: string): Promise<boolean> {
+    return this.users.delete(storeId, id);
+  }
+
+  // Login looks only in the primary identifier's column; with emailOrMobile the format of the
+  // username picks the column. A username that fits no column matches nobody.
+  async findByLoginIdentifier(storeId: string, username: string): Promise<UserEntity | null> {
+    const primary = this.config.settings.primaryLoginIdentifier;
+    const asEmail = primary === 'email' || (primary === 'emailOrMobile' && username.includes('@'));
+    if (asEmail) return this.users.findByEmail(storeId, username.trim().toLowerCase());
+    let mobile: string;
+    try {
+      mobile = normalizeMobile(username, this.config.settings.defaultMobileRegion);
+    } catch {
+      return null;
+    }
+    return this.users.findByMobile(storeId, mobile);
   }
 
   findByRole(storeId: string, role: string, manager?: EntityManager): Promise<UserEntity | null> {

@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { JwtModule } from '@nestjs/jwt';
+import { SessionModule } from '../session/session.module.js';
+import { UserModule } from '../user/user.module.js';
+import { AuthController } from './auth.controller.js';
+import { AuthGuard } from './auth.guard.js';
+import { AuthService } from './auth.service.js';
+import { AuthenticationService } from './authentication.service.js';
+import { KeyService } from './key.service.js';
+import { TokenService } from './token.service.js';
+
+@Module({
+  imports: [JwtModule.register({}), UserModule, SessionModule],
+  controllers: [AuthController],
+  providers: [KeyService, TokenService, AuthenticationService, AuthService, { provide: APP_GUARD, useClass: AuthGuard }],
+  exports: [AuthenticationService, SessionModule],
+})
+export class AuthModule {}

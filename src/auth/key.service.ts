@@ -1,0 +1,112 @@
+import { generateKeyPair, randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, MoreThan, type EntityManager } from 'typeorm';
+import { Clock, DAY_MS } from '../clock/clock.js';
+import { AppConfig } from '../config/app-config.js';
+import { KeyEncryption } from './key-encryption.js';
+import { SigningKeyEntity } from './signing-key.entity.js';
+
+const generateRsa = promisify(generateKeyPair);
+const KEY_LOCK = 7_311_003;
+
+export interface SigningKey {
+  kid: string;
+  privateKey: string;
+  publicKey: string;
+  signUntil: Date;
+}
+
+export interface VerificationKey {
+  kid: string;
+  publicKey: string;
+  verifyUntil: Date;
+}
+
+// Signing keys live in the database, shared by every replica. A key signs for
+// `keyRefreshPeriodInDays`, then verifies what it signed for one more token lifetime.
+@Injectable()
+export class KeyService {
+  private readonly encryption: KeyEncryption;
+  private signing?: SigningKey;
+  private pending?: Promise<SigningKey>;
+  private readonly verifying = new Map<string, VerificationKey>();
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {
+    this.encryption = new KeyEncryption(config.env.KEY_ENCRYPTION_SECRET);
+  }
+
+  async signingKey(): Promise<SigningKey> {
+    if (this.signing && this.signing.signUntil > this.clock.now()) return this.signing;
+    // One load per replica at a time, however many logins arrive together.
+    this.pending ??= this.loadOrCreate().finally(() => (this.pending = undefined));
+    this.signing = await this.pending;
+    return this.signing;
+  }
+
+  // A key that may still verify tokens: from memory, or from the database when another replica
+  // created it. Dead keys are refused.
+  async verificationKey(kid: string): Promise<VerificationKey | undefined> {
+    let key = this.verifying.get(kid);
+    if (!key) {
+      const row = await this.dataSource.getRepository(SigningKeyEntity).findOneBy({ id: kid });
+      if (!row) return undefined;
+      key = { kid: row.id, publicKey: row.publicKey, verifyUntil: row.verifyUntil };
+      this.verifying.set(kid, key);
+    }
+    return key.verifyUntil > this.clock.now() ? key : undefined;
+  }
+
+  // Every key that still verifies, newest first (the JWKS).
+  async verificationKeys(): Promise<VerificationKey[]> {
+    await this.signingKey(); // there is always a current key to publish
+    const rows = await this.dataSource.getRepository(SigningKeyEntity).find({
+      where: { verifyUntil: MoreThan(this.clock.now()) },
+      order: { createdAt: 'DESC' },
+    });
+    return rows.map((r) => ({ kid: r.id, publicKey: r.publicKey, verifyUntil: r.verifyUntil }));
+  }
+
+  private async loadOrCreate(): Promise<SigningKey> {
+    const existing = await this.newestUsable(this.dataSource.manager);
+    if (existing) return this.toSigningKey(existing);
+
+    // Generated outside the lock (it takes a while); dropped if another replica wins.
+    const { publicKey, privateKey } = await generateRsa('rsa', {
+      modulusLength: 2048,
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    });
+    const row = await this.dataSource.transaction(async (m) => {
+      await m.query('SELECT pg_advisory_xact_lock($1)', [KEY_LOCK]);
+      const raced = await this.newestUsable(m);
+      if (raced) return raced;
+      const now = this.clock.now();
+      const { keyRefreshPeriodInDays, tokenPeriodInDays } = this.config.settings;
+      const signUntil = new Date(now.getTime() + keyRefreshPeriodInDays * DAY_MS);
+      return m.getRepository(SigningKeyEntity).save({
+        id: randomUUID(),
+        publicKey,
+        privateKey: this.encryption.seal(privateKey),
+        createdAt: now,
+        signUntil,
+        verifyUntil: new Date(signUntil.getTime() + tokenPeriodInDays * DAY_MS),
+      });
+    });
+    return this.toSigningKey(row);
+  }
+
+  private newestUsable(m: EntityManager): Promise<SigningKeyEntity | null> {
+    return m.getRepository(SigningKeyEntity).findOne({ where: { signUntil: MoreThan(this.clock.now()) }, order: { createdAt: 'DESC' } });
+  }
+
+  private toSigningKey(row: SigningKeyEntity): SigningKey {
+    this.verifying.set(row.id, { kid: row.id, publicKey: row.publicKey, verifyUntil: row.verifyUntil });
+    return { kid: row.id, publicKey: row.publicKey, privateKey: this.encryption.open(row.privateKey), signUntil: row.signUntil };
+  }
+}

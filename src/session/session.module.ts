@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { UserModule } from '../user/user.module.js';
+import { sessionCacheProvider } from './session-cache.js';
+import { SessionRepository } from './session.repository.js';
+import { SessionService } from './session.service.js';
+
+@Module({
+  imports: [UserModule],
+  providers: [SessionRepository, SessionService, sessionCacheProvider],
+  exports: [SessionService],
+})
+export class SessionModule {}

@@ -1,0 +1,63 @@
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Envelope, type Enveloped } from '../common/envelope.js';
+import { paging, PageQuery } from '../common/paging.js';
+import { Authenticated, USER_ONLY } from '../common/policy.js';
+import { Ctx, type RequestContext } from '../common/request-context.js';
+import { ADMIN_ROLES } from '../user/roles.js';
+import { UserService } from '../user/user.service.js';
+import { CreateUserInput, UpdateUserInput, UserIdParam } from './user-admin.dto.js';
+import { UserAdminService } from './user-admin.service.js';
+
+@ApiTags('users')
+@Controller('auth-api')
+export class UserAdminController {
+  constructor(
+    private readonly admin: UserAdminService,
+    private readonly users: UserService,
+  ) {}
+
+  @Post('users')
+  @Authenticated({ principals: USER_ONLY, roles: ADMIN_ROLES, publicWhen: 'userRegisterIsPublic' })
+  @HttpCode(HttpStatus.CREATED)
+  @Envelope({ dataName: 'user', action: 'create' })
+  @ApiOperation({ summary: 'Create a user in the targeted store (admins; anyone when userRegisterIsPublic).' })
+  async create(@Ctx() ctx: RequestContext, @Body() input: CreateUserInput): Promise<Enveloped<unknown>> {
+    const user = await this.admin.create(ctx.session, ctx.store!, input);
+    return { data: this.users.toResponse(user) };
+  }
+
+  @Get('v1/users')
+  @Authenticated({ principals: USER_ONLY, roles: ADMIN_ROLES })
+  @Envelope({ dataName: 'users', action: 'list' })
+  @ApiOperation({ summary: 'Users of the targeted store, paged.' })
+  async list(@Ctx() ctx: RequestContext, @Query() query: PageQuery): Promise<Enveloped<unknown[]>> {
+    const [rows, total, page] = await this.admin.list(ctx.store!, query);
+    return { data: rows.map((u) => this.users.toResponse(u)), paging: paging(page, total) };
+  }
+
+  @Get('v1/users/:id')
+  @Authenticated({ principals: USER_ONLY })
+  @Envelope({ dataName: 'user', action: 'get' })
+  @ApiOperation({ summary: 'A user of the store (admins), or your own profile.' })
+  async get(@Ctx() ctx: RequestContext, @Param() params: UserIdParam): Promise<Enveloped<unknown>> {
+    return { data: this.users.toResponse(await this.admin.get(ctx.session!, ctx.store!, params.id)) };
+  }
+
+  @Patch('v1/users/:id')
+  @Authenticated({ principals: USER_ONLY })
+  @Envelope({ dataName: 'user', action: 'update' })
+  @ApiOperation({ summary: 'Change a user (admins), or your own profile (not your role, store or flags).' })
+  async update(@Ctx() ctx: RequestContext, @Param() params: UserIdParam, @Body() input: UpdateUserInput): Promise<Enveloped<unknown>> {
+    return { data: this.users.toResponse(await this.admin.update(ctx.session!, ctx.store!, params.id, input)) };
+  }
+
+  @Delete('v1/users/:id')
+  @Authenticated({ principals: USER_ONLY, roles: ADMIN_ROLES })
+  @Envelope({ dataName: 'user', action: 'delete' })
+  @ApiOperation({ summary: 'Delete a user of the store and end its sessions.' })
+  async delete(@Ctx() ctx: RequestContext, @Param() params: UserIdParam): Promise<Enveloped<unknown>> {
+    await this.admin.delete(ctx.session!, ctx.store!, params.id);
+    return { data: { id: params.id } };
+  }
+}

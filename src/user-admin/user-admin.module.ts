@@ -1,0 +1,8 @@
+import { Module } from '@nestjs/common';
+import { SessionModule } from '../session/session.module.js';
+import { UserModule } from '../user/user.module.js';
+import { UserAdminController } from './user-admin.controller.js';
+import { UserAdminService } from './user-admin.service.js';
+
+@Module({ imports: [UserModule, SessionModule], controllers: [UserAdminController], providers: [UserAdminService] })
+export class UserAdminModule {}
