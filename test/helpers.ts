@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent.js';
 import { createApp, type RunningApp } from '../src/app.js';
+import type { Clock } from '../src/clock/clock.js';
 import type { SettingsOverrides } from '../src/config/settings.js';
 
 export const PASSWORD = 'correct horse battery';
@@ -12,8 +13,11 @@ export interface TestApp extends RunningApp {
 
 // The real application on the run's database (shared embedded PGlite, or DATABASE_URL) and
 // Redis when REDIS_URL is set. Registration limits are lifted unless a test sets its own.
-export async function startApp(opts: { env?: Record<string, string | undefined>; settings?: SettingsOverrides } = {}): Promise<TestApp> {
+export async function startApp(
+  opts: { env?: Record<string, string | undefined>; settings?: SettingsOverrides; clock?: Clock } = {},
+): Promise<TestApp> {
   const running = await createApp({
+    clock: opts.clock,
     env: {
       NODE_ENV: 'test',
       LOG_LEVEL: 'silent',
@@ -22,7 +26,14 @@ export async function startApp(opts: { env?: Record<string, string | undefined>;
       REDIS_URL: process.env.REDIS_URL,
       ...opts.env,
     },
-    settings: { rateLimits: { registration: { points: 1_000_000, durationSeconds: 1 } }, ...opts.settings },
+    settings: {
+      rateLimits: {
+        registration: { points: 1_000_000, durationSeconds: 1 },
+        loginPerIp: { points: 1_000_000, durationSeconds: 1 },
+        loginPerUsername: { points: 1_000_000, durationSeconds: 1 },
+      },
+      ...opts.settings,
+    },
   });
   return { ...running, http: request(running.app.getHttpServer()) };
 }
@@ -50,4 +61,22 @@ export async function registerStore(http: TestAgent, overrides: Record<string, u
     .send({ email: ownerEmail, password: PASSWORD, fullname: 'Store Owner', store: { name: unique('Store ') }, ...overrides })
     .expect(201);
   return { codename: res.body.store.codename, storeId: res.body.store.id, ownerId: res.body.user.id, ownerEmail };
+}
+
+export const SUPER_ADMIN = { username: 'admin@example.com', password: 'superadmin-change-me' };
+
+export interface Login {
+  accessToken: string;
+  userBucketToken: string;
+  sessionId: string;
+  userId: string;
+  body: Record<string, unknown>;
+}
+
+// Logs in to `codename` (root when absent) and returns the session.
+export async function login(http: TestAgent, username: string, password = PASSWORD, codename?: string): Promise<Login> {
+  const req = http.post('/auth-api/login').send({ username, password });
+  if (codename) req.set('svc-store-codename', codename);
+  const res = await req.expect(200);
+  return { accessToken: res.body.accessToken, userBucketToken: res.body.userBucketToken, sessionId: res.body.sessionId, userId: res.body.userId, body: res.body };
 }
