@@ -41,7 +41,13 @@ export async function createApp(sources: ConfigSources = {}): Promise<RunningApp
         .build(),
     );
     SwaggerModule.setup('docs', app, document);
-    await app.init();
+    try {
+      await app.init();
+    } catch (error) {
+      // A failed boot (e.g. a ConfigError from the seed) releases the pools and Redis it opened.
+      await app.close().catch(() => undefined);
+      throw error;
+    }
     return {
       app,
       config,

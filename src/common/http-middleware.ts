@@ -22,18 +22,23 @@ function send(req: Request, res: Response, error: AppError): void {
   res.status(error.status).json(errorBody(error, (req as ContextRequest).ctx?.requestId));
 }
 
-function forbiddenKey(value: unknown, depth = 0): string | undefined {
-  if (!value || typeof value !== 'object' || depth > 32) return undefined;
+// Deeper bodies would overflow the stack of the recursive transformer and validator (a 500).
+const MAX_BODY_DEPTH = 32;
+
+function bodyProblem(value: unknown, depth = 0): AppError | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  if (depth > MAX_BODY_DEPTH) return new AppError('ValidationFailed', `body is nested deeper than ${MAX_BODY_DEPTH} levels`);
   for (const key of Object.keys(value)) {
-    if (FORBIDDEN_KEYS.has(key)) return key;
-    const nested = forbiddenKey((value as Record<string, unknown>)[key], depth + 1);
+    if (FORBIDDEN_KEYS.has(key)) return new AppError('ForbiddenField', `property ${key} is not accepted`);
+    const nested = bodyProblem((value as Record<string, unknown>)[key], depth + 1);
     if (nested) return nested;
   }
   return undefined;
 }
 
-// JSON bodies: at most 100 kB, an object at the top, no prototype keys. Parser failures are
-// answered here in the error shape (they happen before Nest's filter can see them).
+// JSON bodies: at most 100 kB, an object at the top, at most 32 levels deep, no prototype keys.
+// Parser failures are answered here in the error shape (they happen before Nest's filter can see
+// them).
 export function jsonBody(): (req: Request, res: Response, next: NextFunction) => void {
   const parse = express.json({ limit: JSON_BODY_LIMIT, strict: true });
   return (req, res, next) => {
@@ -47,8 +52,8 @@ export function jsonBody(): (req: Request, res: Response, next: NextFunction) =>
         if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
           return send(req, res, new AppError('ValidationFailed', 'body must be a JSON object'));
         }
-        const key = forbiddenKey(req.body);
-        if (key) return send(req, res, new AppError('ForbiddenField', `property ${key} is not accepted`));
+        const problem = bodyProblem(req.body);
+        if (problem) return send(req, res, problem);
       }
       next();
     });

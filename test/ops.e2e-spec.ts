@@ -1,0 +1,343 @@
+import { randomInt } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Controller, Get, Post } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import type { Response } from 'supertest';
+import { Authenticated, Public, USER_ONLY } from '../src/common/policy.js';
+import { PolicyAudit } from '../src/common/policy-audit.js';
+import { PASSWORD, startApp, unique, uniqueEmail, type TestApp } from './helpers.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+describe('operations', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startApp();
+  });
+  afterAll(() => t.close());
+
+  describe('health', () => {
+    it('GET /health/live → 200', async () => {
+      const res = await t.http.get('/health/live').expect(200);
+      expect(res.body.status).toBe('ok');
+    });
+
+    it('GET /health/ready → 200 with the database up', async () => {
+      const res = await t.http.get('/health/ready').expect(200);
+      expect(res.body).toMatchObject({ status: 'ok', info: { database: { status: 'up' } } });
+    });
+
+    it('health answers whatever store a request names (it belongs to no tenant)', async () => {
+      await t.http.get('/health/ready').set('svc-store-codename', unique('nostore')).expect(200);
+    });
+  });
+
+  describe('API documentation', () => {
+    it('GET /docs → 200 HTML', async () => {
+      const res = await t.http.get('/docs').expect(200);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.text).toMatch(/swagger/i);
+    });
+
+    it('GET /docs-json lists the public store and registration routes', async () => {
+      const res = await t.http.get('/docs-json').expect(200);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(Object.keys(res.body.paths)).toEqual(
+        expect.arrayContaining(['/auth-api/v1/briefstores', '/auth-api/v1/registerstoreowner', '/auth-api/v1/registerstoreuser']),
+      );
+      expect(res.body.paths['/auth-api/v1/briefstores']).toHaveProperty('get');
+      expect(res.body.paths['/auth-api/v1/registerstoreowner']).toHaveProperty('post');
+      expect(res.body.paths['/auth-api/v1/registerstoreuser']).toHaveProperty('post');
+    });
+  });
+
+  describe('request ids', () => {
+    const requests: Array<[string, () => Promise<Response>]> = [
+      ['health', () => t.http.get('/health/live')],
+      ['docs', () => t.http.get('/docs-json')],
+      ['an envelope', () => t.http.get('/auth-api/v1/briefstores')],
+      ['a 404', () => t.http.get('/auth-api/v1/nothing-here')],
+      ['a malformed body', () => t.http.post('/auth-api/v1/registerstoreowner').set('Content-Type', 'application/json').send('{')],
+      ['a validation error', () => t.http.post('/auth-api/v1/registerstoreowner').send({})],
+      ['an unknown store', () => t.http.get('/auth-api/v1/briefstores').set('svc-store-codename', unique('nostore'))],
+    ];
+
+    it.each(requests)('%s carries an x-request-id header', async (_, send) => {
+      const res = await send();
+      expect(res.headers['x-request-id']).toMatch(UUID);
+      if (res.body && typeof res.body === 'object' && 'requestId' in res.body) expect(res.body.requestId).toBe(res.headers['x-request-id']);
+    });
+
+    it('every response gets its own id', async () => {
+      const a = await t.http.get('/health/live');
+      const b = await t.http.get('/health/live');
+      expect(a.headers['x-request-id']).not.toBe(b.headers['x-request-id']);
+    });
+
+    it('a well-formed incoming id is echoed in the header and the envelope', async () => {
+      const id = `req-${unique()}:1.2_3`;
+      const res = await t.http.get('/auth-api/v1/briefstores').set('x-request-id', id).expect(200);
+      expect(res.headers['x-request-id']).toBe(id);
+      expect(res.body.requestId).toBe(id);
+    });
+
+    it('a well-formed incoming id is echoed in error bodies (filter and body parser alike)', async () => {
+      const id = unique('trace-');
+      const notFound = await t.http.get('/auth-api/v1/nothing-here').set('x-request-id', id).expect(404);
+      expect(notFound.headers['x-request-id']).toBe(id);
+      expect(notFound.body).toMatchObject({ errCode: 'RouteNotFound', requestId: id });
+      const malformed = await t.http.post('/auth-api/v1/registerstoreowner').set('x-request-id', id).set('Content-Type', 'application/json').send('{"a":');
+      expect(malformed.status).toBe(400);
+      expect(malformed.headers['x-request-id']).toBe(id);
+      expect(malformed.body).toMatchObject({ errCode: 'MalformedJson', requestId: id });
+    });
+
+    it.each([
+      ['with spaces', 'bad id with spaces'],
+      ['too long', 'a'.repeat(129)],
+      ['with a newline-like escape', 'abc%0d%0aSet-Cookie:x=1'],
+      ['with a slash', 'a/b'],
+    ])('a malformed incoming id (%s) is replaced by a fresh one', async (_, bad) => {
+      const res = await t.http.get('/auth-api/v1/briefstores').set('x-request-id', bad).expect(200);
+      expect(res.headers['x-request-id']).toMatch(UUID);
+      expect(res.body.requestId).toBe(res.headers['x-request-id']);
+      const err = await t.http.get('/auth-api/v1/nothing-here').set('x-request-id', bad).expect(404);
+      expect(err.headers['x-request-id']).toMatch(UUID);
+      expect(err.body.requestId).toBe(err.headers['x-request-id']);
+      expect(res.headers['x-request-id']).not.toBe(err.headers['x-request-id']);
+    });
+  });
+
+  describe('route policies', () => {
+    // The security surface: a change here is a permission change and must read like one.
+    it('every route declares its policy (reviewed snapshot)', () => {
+      expect(t.app.get(PolicyAudit).routes()).toMatchInlineSnapshot(`
+[
+  {
+    "method": "GET",
+    "path": "/auth-api/.well-known/jwks.json",
+    "policy": "public",
+  },
+  {
+    "method": "GET",
+    "path": "/auth-api/avatars/:file",
+    "policy": "public",
+  },
+  {
+    "method": "GET",
+    "path": "/auth-api/bucket/userAvatars/download/key/:accessKey",
+    "policy": "public",
+  },
+  {
+    "method": "POST",
+    "path": "/auth-api/bucket/userAvatars/upload",
+    "policy": "authenticated(user) bucketToken",
+  },
+  {
+    "method": "GET",
+    "path": "/auth-api/currentuser",
+    "policy": "authenticated(user)",
+  },
+  {
+    "method": "POST",
+    "path": "/auth-api/login",
+    "policy": "public",
+  },
+  {
+    "method": "POST",
+    "path": "/auth-api/logout",
+    "policy": "public",
+  },
+  {
+    "method": "GET",
+    "path": "/auth-api/publickey",
+    "policy": "public",
+  },
+  {
+    "method": "DELETE",
+    "path": "/auth-api/sessions",
+    "policy": "authenticated(user)",
+  },
+  {
+    "method": "GET",
+    "path": "/auth-api/sessions",
+    "policy": "authenticated(user)",
+  },
+  {
+    "method": "DELETE",
+    "path": "/auth-api/sessions/:id",
+    "policy": "authenticated(user)",
+  },
+  {
+    "method": "POST",
+    "path": "/auth-api/users",
+    "policy": "authenticated(user) roles=superAdmin,admin,saasAdmin,tenantOwner,tenantAdmin publicWhen=userRegisterIsPublic",
+  },
+  {
+    "method": "GET",
+    "path": "/auth-api/v1/briefstores",
+    "policy": "public",
+  },
+  {
+    "method": "POST",
+    "path": "/auth-api/v1/registerstoreowner",
+    "policy": "public",
+  },
+  {
+    "method": "POST",
+    "path": "/auth-api/v1/registerstoreuser",
+    "policy": "public",
+  },
+  {
+    "method": "GET",
+    "path": "/auth-api/v1/users",
+    "policy": "authenticated(user) roles=superAdmin,admin,saasAdmin,tenantOwner,tenantAdmin",
+  },
+  {
+    "method": "DELETE",
+    "path": "/auth-api/v1/users/:id",
+    "policy": "authenticated(user) roles=superAdmin,admin,saasAdmin,tenantOwner,tenantAdmin",
+  },
+  {
+    "method": "GET",
+    "path": "/auth-api/v1/users/:id",
+    "policy": "authenticated(user)",
+  },
+  {
+    "method": "PATCH",
+    "path": "/auth-api/v1/users/:id",
+    "policy": "authenticated(user)",
+  },
+  {
+    "method": "GET",
+    "path": "/health/live",
+    "policy": "public",
+  },
+  {
+    "method": "GET",
+    "path": "/health/ready",
+    "policy": "public",
+  },
+]
+`);
+    });
+  });
+});
+
+// A random client address per run: Redis keeps counters between runs.
+function randomIp(): string {
+  return `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
+}
+
+describe('registration rate limit per client IP', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startApp({ env: { TRUST_PROXY: 'loopback' }, settings: { rateLimits: { registration: { points: 3, durationSeconds: 60 } } } });
+  });
+  afterAll(() => t.close());
+
+  const owner = (ip: string) =>
+    t.http
+      .post('/auth-api/v1/registerstoreowner')
+      .set('X-Forwarded-For', ip)
+      .send({ email: uniqueEmail(), password: PASSWORD, fullname: 'Rate Limited', store: { name: unique('Store ') } });
+
+  it('accepts 3 registrations from one client, refuses the 4th with 429 and Retry-After, lets another client through', async () => {
+    const ip = randomIp();
+    for (let i = 0; i < 3; i++) {
+      const res = await owner(ip);
+      expect(res.status).toBe(201);
+    }
+    const refused = await owner(ip);
+    expect(refused.status).toBe(429);
+    expect(Object.keys(refused.body).sort()).toEqual(['errCode', 'message', 'requestId', 'result', 'status']);
+    expect(refused.body).toMatchObject({ result: 'ERR', status: 429, errCode: 'TooManyRequests' });
+    expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+    const seconds = Number(refused.headers['retry-after']);
+    expect(seconds).toBeGreaterThanOrEqual(1);
+    expect(seconds).toBeLessThanOrEqual(60);
+
+    let other = randomIp();
+    while (other === ip) other = randomIp();
+    expect((await owner(other)).status).toBe(201);
+  });
+
+  it('counts store-user registrations in the same budget', async () => {
+    const ip = randomIp();
+    const codename = (await owner(ip).expect(201)).body.store.codename as string;
+    const user = () =>
+      t.http
+        .post('/auth-api/v1/registerstoreuser')
+        .set('X-Forwarded-For', ip)
+        .set('svc-store-codename', codename)
+        .send({ email: uniqueEmail(), password: PASSWORD, fullname: 'Store User' });
+    expect((await user()).status).toBe(201);
+    expect((await user()).status).toBe(201);
+    const refused = await user();
+    expect(refused.status).toBe(429);
+    expect(refused.body.errCode).toBe('TooManyRequests');
+  });
+});
+
+describe('registration rate limit without a trusted proxy', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    // Own key prefix (service codename), so this run's 127.0.0.1 counter is shared with nothing.
+    t = await startApp({ env: { SERVICE_CODENAME: unique('rl') }, settings: { rateLimits: { registration: { points: 2, durationSeconds: 60 } } } });
+  });
+  afterAll(() => t.close());
+
+  it('ignores X-Forwarded-For: a client cannot pick a fresh counter', async () => {
+    const send = () =>
+      t.http
+        .post('/auth-api/v1/registerstoreowner')
+        .set('X-Forwarded-For', randomIp())
+        .send({ email: uniqueEmail(), password: PASSWORD, fullname: 'Spoofer', store: { name: unique('Store ') } });
+    expect((await send()).status).toBe(201);
+    expect((await send()).status).toBe(201);
+    expect((await send()).status).toBe(429);
+  });
+});
+
+describe('PolicyAudit', () => {
+  // Decorators applied as calls: Jest's inline-snapshot writer cannot parse decorator syntax.
+  function controller(methods: Record<string, MethodDecorator[]>): new () => object {
+    const fake = class {};
+    for (const [name, decorators] of Object.entries(methods)) {
+      Object.defineProperty(fake.prototype, name, { value: function () {}, writable: true, configurable: true });
+      Reflect.decorate(decorators, fake.prototype, name, Object.getOwnPropertyDescriptor(fake.prototype, name));
+    }
+    Reflect.decorate([Controller('fake')], fake);
+    return fake;
+  }
+  const Unmarked = controller({ open: [Get('open'), Public()], forgotten: [Post('forgotten')] });
+  const AllMarked = controller({
+    open: [Get('open'), Public()],
+    guarded: [Post('guarded'), Authenticated({ principals: USER_ONLY, roles: ['tenantAdmin'] })],
+  });
+
+  const audit = (metatype: new () => object) => {
+    const discovery = { getControllers: () => [{ instance: new metatype(), metatype }] } as unknown as DiscoveryService;
+    return new PolicyAudit(discovery, new MetadataScanner(), new Reflector());
+  };
+
+  it('stops the boot when a route declares no policy, naming it', () => {
+    let message = '';
+    try {
+      audit(Unmarked).onModuleInit();
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/without a policy/);
+    expect(message).toContain('POST /fake/forgotten');
+    expect(message).not.toContain('/fake/open');
+  });
+
+  it('lets the boot go on when every route declares one, and describes each', () => {
+    expect(() => audit(AllMarked).onModuleInit()).not.toThrow();
+    expect(audit(AllMarked).routes()).toEqual([
+      { method: 'POST', path: '/fake/guarded', policy: 'authenticated(user) roles=tenantAdmin' },
+      { method: 'GET', path: '/fake/open', policy: 'public' },
+    ]);
+  });
+});
