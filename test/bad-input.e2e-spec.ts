@@ -88,6 +88,32 @@ describe('bad input on the public routes', () => {
       expect(user.body.message).toMatch(/^password /);
     });
 
+    it.each([
+      ['text/plain', JSON.stringify({ email: 'a@example.com' })],
+      ['application/x-www-form-urlencoded', 'email=a%40example.com&password=x'],
+    ])('a body sent as %s → 415 UnsupportedMediaType, nothing created', async (type, raw) => {
+      const res = await t.http.post(OWNER).set('Content-Type', type).send(raw);
+      expectError(res, 415, 'UnsupportedMediaType');
+      expect(await usersWithEmail('a@example.com')).toBe(0);
+    });
+
+    it.each([
+      ['a top-level string', (name: string) => ({ fullname: `Ada\u0000${name}` }), 'fullname'],
+      ['a nested string', (name: string) => ({ store: { name: `${name}\u0000` } }), 'store.name'],
+    ])('a NUL character in %s → 400 naming the field, not a 500', async (_, overrides, field) => {
+      const name = unique('Nul ');
+      const res = await t.http.post(OWNER).send(ownerBody(overrides(name)));
+      expectError(res, 400, 'ValidationFailed');
+      expect(res.body.message).toBe(`${field} contains a NUL character`);
+      expect(await storesNamed(name)).toBe(0);
+    });
+
+    // (HTTP itself forbids NUL in headers; the query string can carry one.)
+    it('a codename that cannot exist (NUL in the query) → 400 StoreNotFound without a database error', async () => {
+      const res = await t.http.get(BRIEF).query({ _store: 'a\u0000b' });
+      expectError(res, 400, 'StoreNotFound');
+    });
+
     it('an unsupported charset → 415 UnsupportedMediaType', async () => {
       const res = await t.http.post(OWNER).set('Content-Type', 'application/json; charset=ebcdic').send(JSON.stringify(ownerBody()));
       expectError(res, 415, 'UnsupportedMediaType');

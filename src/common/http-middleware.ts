@@ -25,18 +25,24 @@ function send(req: Request, res: Response, error: AppError): void {
 // Deeper bodies would overflow the stack of the recursive transformer and validator (a 500).
 const MAX_BODY_DEPTH = 32;
 
-function bodyProblem(value: unknown, depth = 0): AppError | undefined {
+// PostgreSQL text cannot hold NUL: refused here rather than failing in the database (a 500).
+const NUL = '\u0000';
+
+function bodyProblem(value: unknown, depth = 0, path = 'body'): AppError | undefined {
+  if (typeof value === 'string') return value.includes(NUL) ? new AppError('ValidationFailed', `${path} contains a NUL character`) : undefined;
   if (!value || typeof value !== 'object') return undefined;
   if (depth > MAX_BODY_DEPTH) return new AppError('ValidationFailed', `body is nested deeper than ${MAX_BODY_DEPTH} levels`);
   for (const key of Object.keys(value)) {
     if (FORBIDDEN_KEYS.has(key)) return new AppError('ForbiddenField', `property ${key} is not accepted`);
-    const nested = bodyProblem((value as Record<string, unknown>)[key], depth + 1);
+    if (key.includes(NUL)) return new AppError('ValidationFailed', 'a property name contains a NUL character');
+    const nested = bodyProblem((value as Record<string, unknown>)[key], depth + 1, path === 'body' ? key : `${path}.${key}`);
     if (nested) return nested;
   }
   return undefined;
 }
 
-// JSON bodies: at most 100 kB, an object at the top, at most 32 levels deep, no prototype keys.
+// JSON bodies: at most 100 kB, an object at the top, at most 32 levels deep, no prototype keys,
+// no NUL in strings; other body types are refused except multipart (uploads).
 // Parser failures are answered here in the error shape (they happen before Nest's filter can see
 // them).
 export function jsonBody(): (req: Request, res: Response, next: NextFunction) => void {
@@ -47,6 +53,11 @@ export function jsonBody(): (req: Request, res: Response, next: NextFunction) =>
         if (err.type === 'entity.too.large') return send(req, res, new AppError('PayloadTooLarge', `body exceeds ${JSON_BODY_LIMIT}`));
         if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported') return send(req, res, new AppError('UnsupportedMediaType'));
         return send(req, res, new AppError('MalformedJson', 'body is not valid JSON'));
+      }
+      // A body in any other type would reach validation as "missing fields": say what is wrong.
+      const hasContent = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+      if (hasContent && !req.is(['application/json', 'multipart/form-data'])) {
+        return send(req, res, new AppError('UnsupportedMediaType', 'send the body as application/json'));
       }
       if (req.is('application/json') && req.body !== undefined) {
         if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {

@@ -7,6 +7,7 @@ import { ROOT_CODENAME } from '../store/store.entity.js';
 import { StoreService } from '../store/store.service.js';
 
 // Paths that belong to no tenant: operations and documentation.
+const CODENAME_SHAPE = /^[A-Za-z0-9-]{1,64}$/;
 const UNTENANTED = /^\/(health|docs|metrics)(\/|$|-)/;
 
 // Tenant targeting: header `<project>-store-codename`, then query `_store`, then body `_store`;
@@ -26,7 +27,8 @@ export class TenancyMiddleware implements NestMiddleware {
     if (UNTENANTED.test(req.path)) return next();
     try {
       const codename = first(req.headers[this.header]) ?? first(req.query?._store) ?? first(req.body?._store) ?? ROOT_CODENAME;
-      if (typeof codename !== 'string' || codename.length > 64) throw new AppError('StoreNotFound', 'store codename must be a string');
+      // Anything that cannot be a codename is unknown without asking the database.
+      if (typeof codename !== 'string' || !CODENAME_SHAPE.test(codename)) throw new AppError('StoreNotFound', 'no store has this codename');
       req.ctx.store = await this.stores.resolve(codename);
       next();
     } catch (error) {
