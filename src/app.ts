@@ -37,6 +37,7 @@ export async function createApp(sources: ConfigSources = {}): Promise<RunningApp
       new DocumentBuilder()
         .setTitle('Identity, store-tenant and realtime event service')
         .setVersion(config.env.APP_VERSION)
+        .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
         .addGlobalParameters({ name: `${config.env.PROJECT_CODENAME}-store-codename`, in: 'header', required: false, description: 'Targeted store (tenant); root when absent.' })
         .build(),
     );

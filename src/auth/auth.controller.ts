@@ -1,6 +1,6 @@
 import { createPublicKey } from 'node:crypto';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { CookieOptions, Response } from 'express';
 import { AppError } from '../common/errors.js';
 import { Authenticated, Public, USER_ONLY } from '../common/policy.js';
@@ -12,6 +12,7 @@ import { AuthService } from './auth.service.js';
 import { AuthenticationService } from './authentication.service.js';
 import { KeyService } from './key.service.js';
 
+@ApiBearerAuth()
 @ApiTags('auth')
 @Controller('auth-api')
 export class AuthController {

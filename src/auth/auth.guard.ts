@@ -26,7 +26,12 @@ export class AuthGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<ContextRequest>();
 
     if (policy.publicWhen && this.config.settings[policy.publicWhen]) {
-      req.ctx.session = await this.authentication.tryAuthenticate(req);
+      const session = await this.authentication.tryAuthenticate(req);
+      // Open to anonymous callers, but a token still counts only in its own store.
+      if (session && session.storeId !== req.ctx.store!.id && !session.roles.includes(SAAS_ROLES.superAdmin)) {
+        throw new AppError('TenantMismatch', 'the token was issued for another store');
+      }
+      req.ctx.session = session;
       return true;
     }
     // API keys and machine tokens arrive later; until then only user sessions exist.

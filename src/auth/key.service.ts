@@ -2,7 +2,7 @@ import { generateKeyPair, randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, MoreThan, type EntityManager } from 'typeorm';
+import { DataSource, LessThanOrEqual, MoreThan, type EntityManager } from 'typeorm';
 import { Clock, DAY_MS } from '../clock/clock.js';
 import { AppConfig } from '../config/app-config.js';
 import { KeyEncryption } from './key-encryption.js';
@@ -101,8 +101,11 @@ export class KeyService {
     return this.toSigningKey(row);
   }
 
+  // A key signs from its creation to signUntil: one created at a later time (a clock that was
+  // ahead once) must not take over signing, nor stop rotation until its own signUntil.
   private newestUsable(m: EntityManager): Promise<SigningKeyEntity | null> {
-    return m.getRepository(SigningKeyEntity).findOne({ where: { signUntil: MoreThan(this.clock.now()) }, order: { createdAt: 'DESC' } });
+    const now = this.clock.now();
+    return m.getRepository(SigningKeyEntity).findOne({ where: { createdAt: LessThanOrEqual(now), signUntil: MoreThan(now) }, order: { createdAt: 'DESC' } });
   }
 
   private toSigningKey(row: SigningKeyEntity): SigningKey {

@@ -1,10 +1,11 @@
 import { Controller, Get, HttpCode, HttpStatus, Param, Post, Res, UploadedFile, UseInterceptors } from '@nestjs/common';
 import { FileInterceptor } from '@nestjs/platform-express';
-import { ApiBody, ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Authenticated, Public, USER_ONLY } from '../common/policy.js';
 import { BucketService } from './bucket.service.js';
 
+@ApiBearerAuth()
 @ApiTags('bucket')
 @Controller('auth-api/bucket/userAvatars')
 export class BucketController {

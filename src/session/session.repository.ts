@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, Not, type EntityManager } from 'typeorm';
+import { DataSource, LessThanOrEqual, Not, type EntityManager } from 'typeorm';
 import { SessionEntity } from './session.entity.js';
 
 // Tenant-level: store id first.
@@ -22,6 +22,10 @@ export class SessionRepository {
 
   listForUser(storeId: string, userId: string): Promise<SessionEntity[]> {
     return this.repo().find({ where: { storeId, userId }, order: { createdAt: 'DESC' } });
+  }
+
+  async deleteExpired(storeId: string, userId: string, now: Date): Promise<void> {
+    await this.repo().delete({ storeId, userId, expiresAt: LessThanOrEqual(now) });
   }
 
   // Deletes and returns the ids deleted, so their cached copies can go too.

@@ -21,6 +21,8 @@ export class SessionService {
 
   async create(user: UserEntity, meta: SessionMeta): Promise<SessionData> {
     const now = this.clock.now();
+    // Expired rows of this user go as a new one comes, so they never pile up.
+    await this.sessions.deleteExpired(user.storeId, user.id, now);
     const row = await this.sessions.insert(user.storeId, {
       id: randomUUID(),
       userId: user.id,

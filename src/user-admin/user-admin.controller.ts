@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Envelope, type Enveloped } from '../common/envelope.js';
 import { paging, PageQuery } from '../common/paging.js';
 import { Authenticated, USER_ONLY } from '../common/policy.js';
@@ -9,6 +9,7 @@ import { UserService } from '../user/user.service.js';
 import { CreateUserInput, UpdateUserInput, UserIdParam } from './user-admin.dto.js';
 import { UserAdminService } from './user-admin.service.js';
 
+@ApiBearerAuth()
 @ApiTags('users')
 @Controller('auth-api')
 export class UserAdminController {
