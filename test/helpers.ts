@@ -21,6 +21,7 @@ export async function startApp(
     env: {
       NODE_ENV: 'test',
       LOG_LEVEL: 'silent',
+      DATA_DIR: ':memory:', // avatar storage in memory: tests write nothing into the repo
       BCRYPT_COST: '4',
       DATABASE_URL: process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL,
       REDIS_URL: process.env.REDIS_URL,
