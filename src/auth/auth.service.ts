@@ -39,7 +39,8 @@ export class AuthService {
     if (!store.isActive) throw new AppError('StoreInactive', `store "${store.codename}" is not active`);
 
     await this.limits.consume('loginPerIp', meta.ip ?? 'unknown');
-    const attemptsKey = `${store.id}:${username.trim().toLowerCase()}`;
+    // Per user however the username is written: "+1 415 555 2671" and "+14155552671" are one counter.
+    const attemptsKey = `${store.id}:${this.users.loginIdentifier(username)?.value ?? username.trim().toLowerCase()}`;
     await this.limits.assertOpen('loginPerUsername', attemptsKey);
 
     const user = await this.users.findByLoginIdentifier(store.id, username);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, LessThanOrEqual, Not, type EntityManager } from 'typeorm';
+import { DataSource, LessThanOrEqual, MoreThan, Not, type EntityManager } from 'typeorm';
 import { SessionEntity } from './session.entity.js';
 
 // Tenant-level: store id first.
@@ -20,8 +20,9 @@ export class SessionRepository {
     return this.repo().findOneBy({ storeId, id });
   }
 
-  listForUser(storeId: string, userId: string): Promise<SessionEntity[]> {
-    return this.repo().find({ where: { storeId, userId }, order: { createdAt: 'DESC' } });
+  // Live ones when `now` is given; all of them otherwise (to drop every cached copy).
+  listForUser(storeId: string, userId: string, now?: Date): Promise<SessionEntity[]> {
+    return this.repo().find({ where: { storeId, userId, ...(now && { expiresAt: MoreThan(now) }) }, order: { createdAt: 'DESC' } });
   }
 
   async deleteExpired(storeId: string, userId: string, now: Date): Promise<void> {

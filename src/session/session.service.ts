@@ -48,7 +48,7 @@ export class SessionService {
   }
 
   list(storeId: string, userId: string): Promise<SessionEntity[]> {
-    return this.sessions.listForUser(storeId, userId);
+    return this.sessions.listForUser(storeId, userId, this.clock.now());
   }
 
   // Ends sessions everywhere: rows first, then every cached copy.

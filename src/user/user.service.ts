@@ -123,18 +123,24 @@ export class UserService implements OnModuleInit {
   }
 
   // Login looks only in the primary identifier's column; with emailOrMobile the format of the
-  // username picks the column. A username that fits no column matches nobody.
-  async findByLoginIdentifier(storeId: string, username: string): Promise<UserEntity | null> {
+  // username picks the column. The value is in its stored form, one however it is written;
+  // undefined when the username fits no column.
+  loginIdentifier(username: string): { column: 'email' | 'mobile'; value: string } | undefined {
     const primary = this.config.settings.primaryLoginIdentifier;
     const asEmail = primary === 'email' || (primary === 'emailOrMobile' && username.includes('@'));
-    if (asEmail) return this.users.findByEmail(storeId, username.trim().toLowerCase());
-    let mobile: string;
+    if (asEmail) return { column: 'email', value: username.trim().toLowerCase() };
     try {
-      mobile = normalizeMobile(username, this.config.settings.defaultMobileRegion);
+      return { column: 'mobile', value: normalizeMobile(username, this.config.settings.defaultMobileRegion) };
     } catch {
-      return null;
+      return undefined;
     }
-    return this.users.findByMobile(storeId, mobile);
+  }
+
+  // A username that fits no column matches nobody.
+  async findByLoginIdentifier(storeId: string, username: string): Promise<UserEntity | null> {
+    const identifier = this.loginIdentifier(username);
+    if (!identifier) return null;
+    return identifier.column === 'email' ? this.users.findByEmail(storeId, identifier.value) : this.users.findByMobile(storeId, identifier.value);
   }
 
   findByRole(storeId: string, role: string, manager?: EntityManager): Promise<UserEntity | null> {
