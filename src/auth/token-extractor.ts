@@ -1,4 +1,4 @@
-import { parseCookie } from 'cookie';
+import { parse as parseCookie } from 'cookie';
 import type { Request } from 'express';
 
 export type TokenSource = 'query' | 'bearer' | 'header' | 'cookie';
