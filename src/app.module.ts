@@ -15,6 +15,7 @@ import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { EventsModule } from './events/events.module.js';
 import { HealthModule } from './health/health.module.js';
+import { NotificationModule } from './notification/notification.module.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 import { RedisModule } from './redis/redis.module.js';
 import { RegistrationModule } from './registration/registration.module.js';
@@ -42,6 +43,7 @@ export class AppModule implements NestModule {
         AuthModule,
         UserAdminModule,
         BucketModule,
+        NotificationModule,
         SeedModule,
         HealthModule,
       ],

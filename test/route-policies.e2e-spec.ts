@@ -30,6 +30,10 @@ const ROUTES = [
   { method: 'PATCH', path: '/auth-api/v1/users/:id', policy: 'authenticated(user)' },
   { method: 'GET', path: '/health/live', policy: 'public' },
   { method: 'GET', path: '/health/ready', policy: 'public' },
+  // the caller's own in-app notifications in its store
+  { method: 'GET', path: '/notifications', policy: 'authenticated(user)' },
+  { method: 'POST', path: '/notifications/:id/read', policy: 'authenticated(user)' },
+  { method: 'GET', path: '/notifications/unread', policy: 'authenticated(user)' },
 ];
 
 const PUBLIC_PATHS = [

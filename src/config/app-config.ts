@@ -17,12 +17,18 @@ export class AppConfig {
   private constructor(
     readonly env: EnvVars,
     readonly settings: ServiceSettings,
+    private readonly source: Record<string, string | undefined>,
   ) {}
 
   static load(sources: ConfigSources = {}): AppConfig {
-    const env = loadEnv(sources.env ?? process.env);
-    return new AppConfig(env, loadSettings(env.SERVICE_SETTINGS, sources.settings));
+    const source = sources.env ?? process.env;
+    const env = loadEnv(source);
+    return new AppConfig(env, loadSettings(env.SERVICE_SETTINGS, sources.settings), source);
   }
+
+  // A variable named by the settings file (`{ "env": "SMTP_PASSWORD" }`): provider credentials
+  // stay in the environment, out of the repository.
+  readonly secretFromEnv = (name: string): string | undefined => this.source[name];
 
   get embeddedDatabase(): boolean {
     return !this.env.DATABASE_URL;

@@ -17,6 +17,7 @@ import {
   type ValidationError,
 } from 'class-validator';
 import { ConfigError } from './env.js';
+import { NotificationSettings } from './notification-settings.js';
 import { projectPath } from './project-path.js';
 
 export const PRIMARY_IDENTIFIERS = ['email', 'mobile', 'emailOrMobile'] as const;
@@ -207,6 +208,11 @@ export class ServiceSettings {
   @IsInt()
   @Min(100)
   sessionCacheSize: number;
+
+  // Providers, channels, templates and event rules (notification-settings.ts).
+  @ValidateNested()
+  @Type(() => NotificationSettings)
+  notifications: NotificationSettings;
 
   // Largest avatar upload, in bytes.
   @IsInt()

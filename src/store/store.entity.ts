@@ -25,6 +25,10 @@ export class StoreEntity {
   @Column({ type: 'uuid', nullable: true })
   ownerId: string | null;
 
+  // The store's notification language, after the user's own.
+  @Column({ type: 'varchar', length: 35, nullable: true })
+  language: string | null;
+
   // Custom tenant properties declared in settings.
   @Column({ type: 'jsonb', default: () => "'{}'" })
   customData: Record<string, unknown>;

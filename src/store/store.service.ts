@@ -51,6 +51,10 @@ export class StoreService {
     return this.stores.insert({ codename: s.codename, name: s.name, fullname: s.fullname, ownerId, avatar: this.avatars.generate(), customData: {} }, manager);
   }
 
+  findById(id: string): Promise<StoreEntity | null> {
+    return this.stores.findById(id);
+  }
+
   findByCodename(codename: string, manager?: EntityManager): Promise<StoreEntity | null> {
     return this.stores.findByCodename(codename, manager);
   }

@@ -49,6 +49,10 @@ export class UserEntity {
   @Column({ type: 'uuid', nullable: true })
   ownerId: string | null;
 
+  // Preferred language for notifications (BCP 47), first in the language order.
+  @Column({ type: 'varchar', length: 35, nullable: true })
+  language: string | null;
+
   // Custom user properties declared in settings.
   @Column({ type: 'jsonb', default: () => "'{}'" })
   customData: Record<string, unknown>;

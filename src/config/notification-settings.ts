@@ -1,0 +1,116 @@
+import { Type } from 'class-transformer';
+import { Allow, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
+
+export const PROVIDER_TYPES = ['smtp', 'twilio', 'onesignal'] as const;
+export const CHANNEL_NAMES = ['email', 'sms', 'push', 'whatsapp', 'inApp'] as const;
+export type ProviderType = (typeof PROVIDER_TYPES)[number];
+export type ChannelName = (typeof CHANNEL_NAMES)[number];
+
+const NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,62}$/;
+
+// A delivery service. Credentials are never written here: a value `{ "env": "NAME" }` is read
+// from the environment variable NAME at boot.
+export class ProviderSetting {
+  @Matches(NAME, { message: 'providerName must be an identifier' })
+  providerName: string;
+
+  @IsIn(PROVIDER_TYPES)
+  providerType: ProviderType;
+
+  @IsObject()
+  @Allow()
+  providerSettings: Record<string, unknown>;
+}
+
+export class ChannelSetting {
+  @IsIn(CHANNEL_NAMES)
+  channelName: ChannelName;
+
+  @IsString({ each: true })
+  providers: string[];
+
+  @IsString({ each: true })
+  fallbackProviders: string[];
+}
+
+export class TemplateSetting {
+  @Matches(NAME, { message: 'templateName must be an identifier' })
+  templateName: string;
+
+  @IsIn(CHANNEL_NAMES)
+  channel: ChannelName;
+
+  // BCP 47 primary tag or tag with region: en, en-GB, tr.
+  @Matches(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/, { message: 'language must be a language tag such as en or en-GB' })
+  language: string;
+
+  @IsOptional()
+  @IsString()
+  subject?: string;
+
+  // Handlebars text; for push an object `{ title, body, data }` of Handlebars strings.
+  @Allow()
+  body: string | { title: string; body: string; data?: Record<string, string> };
+}
+
+export class EventRuleSetting {
+  @IsString()
+  eventName: string;
+
+  @IsString()
+  template: string;
+
+  @IsIn(CHANNEL_NAMES)
+  channel: ChannelName;
+
+  // CEL over `event` (the payload): a user id, or an address for the channel.
+  @IsString()
+  recipient: string;
+
+  // Variable name → CEL over `event`.
+  @IsObject()
+  @Allow()
+  contextVars: Record<string, string>;
+}
+
+export class NotificationWorkerSetting {
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  concurrency: number;
+
+  @IsInt()
+  @Min(1)
+  @Max(50)
+  maxAttempts: number;
+
+  // First retry after about this long; each next one doubles, with jitter.
+  @IsInt()
+  @Min(1)
+  backoffMs: number;
+}
+
+export class NotificationSettings {
+  @Matches(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/)
+  defaultLanguage: string;
+
+  @ValidateNested({ each: true })
+  @Type(() => ProviderSetting)
+  providers: ProviderSetting[];
+
+  @ValidateNested({ each: true })
+  @Type(() => ChannelSetting)
+  channels: ChannelSetting[];
+
+  @ValidateNested({ each: true })
+  @Type(() => TemplateSetting)
+  templates: TemplateSetting[];
+
+  @ValidateNested({ each: true })
+  @Type(() => EventRuleSetting)
+  eventRules: EventRuleSetting[];
+
+  @ValidateNested()
+  @Type(() => NotificationWorkerSetting)
+  worker: NotificationWorkerSetting;
+}

@@ -1,0 +1,75 @@
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { NotificationQueue, backoffDelay, type JobProcessor } from './notification-queue.js';
+
+export const QUEUE_NAME = 'notifications';
+
+export interface BullMqOptions {
+  redisUrl: string;
+  // Key prefix, so deployments (and test runs) sharing a Redis do not share jobs.
+  prefix: string;
+  concurrency: number;
+  maxAttempts: number;
+  backoffMs: number;
+  // How long a worker owns a job before another may take it (a dead worker's jobs come back).
+  lockDurationMs?: number;
+}
+
+// BullMQ on Redis: jobs survive restarts and are shared by every replica. A job whose worker
+// died is handed to another once its lock expires; the processor then finds the row already
+// delivered and sends nothing again.
+export class BullMqQueue extends NotificationQueue {
+  private readonly connections: Redis[] = [];
+  private readonly queue: Queue;
+  private worker?: Worker;
+
+  constructor(private readonly options: BullMqOptions) {
+    super();
+    this.queue = new Queue(QUEUE_NAME, { connection: this.connection(), prefix: options.prefix });
+  }
+
+  private connection(): Redis {
+    const redis = new Redis(this.options.redisUrl, { maxRetriesPerRequest: null });
+    this.connections.push(redis);
+    return redis;
+  }
+
+  async enqueue(notificationId: string): Promise<void> {
+    await this.queue.add(
+      'deliver',
+      { notificationId },
+      {
+        jobId: notificationId,
+        attempts: this.options.maxAttempts,
+        backoff: { type: 'jittered' },
+        removeOnComplete: true,
+        removeOnFail: { count: 1000 },
+      },
+    );
+  }
+
+  async start(processor: JobProcessor): Promise<void> {
+    const { maxAttempts, backoffMs } = this.options;
+    this.worker = new Worker(
+      QUEUE_NAME,
+      (job) => processor(job.data.notificationId as string, job.attemptsMade + 1, maxAttempts),
+      {
+        connection: this.connection(),
+        prefix: this.options.prefix,
+        concurrency: this.options.concurrency,
+        lockDuration: this.options.lockDurationMs ?? 30_000,
+        stalledInterval: Math.min(30_000, this.options.lockDurationMs ?? 30_000),
+        settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(backoffMs, attemptsMade) },
+      },
+    );
+    // Failures are recorded on the notification row; the worker's own events add nothing.
+    this.worker.on('error', () => undefined);
+    await this.worker.waitUntilReady();
+  }
+
+  async close(): Promise<void> {
+    await this.worker?.close();
+    await this.queue.close();
+    await Promise.all(this.connections.map((c) => c.quit().catch(() => c.disconnect())));
+  }
+}

@@ -1,0 +1,71 @@
+import { Controller, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { IsUUID } from 'class-validator';
+import { Envelope, type Enveloped } from '../common/envelope.js';
+import { pageRequest, paging, PageQuery } from '../common/paging.js';
+import { Authenticated, USER_ONLY } from '../common/policy.js';
+import { Ctx, type RequestContext } from '../common/request-context.js';
+import { AppConfig } from '../config/app-config.js';
+import type { NotificationEntity } from './notification.entity.js';
+import { NotificationService } from './notification.service.js';
+
+class NotificationIdParam {
+  @IsUUID()
+  id: string;
+}
+
+function toInboxItem(n: NotificationEntity) {
+  return {
+    id: n.id,
+    template: n.template,
+    subject: n.content?.subject ?? null,
+    body: n.content?.body ?? '',
+    createdAt: n.createdAt,
+    readAt: n.readAt,
+    isRead: n.readAt !== null,
+  };
+}
+
+// The in-app inbox: the caller's own notifications in the targeted store.
+@ApiBearerAuth()
+@ApiTags('notifications')
+@Controller('notifications')
+export class InboxController {
+  constructor(
+    private readonly notifications: NotificationService,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Get()
+  @Authenticated({ principals: USER_ONLY })
+  @Envelope({ dataName: 'notifications', action: 'list' })
+  @ApiOperation({ summary: 'Your in-app notifications, newest first.' })
+  list(@Ctx() ctx: RequestContext, @Query() query: PageQuery) {
+    return this.page(ctx, query, false);
+  }
+
+  @Get('unread')
+  @Authenticated({ principals: USER_ONLY })
+  @Envelope({ dataName: 'notifications', action: 'list' })
+  @ApiOperation({ summary: 'Your unread in-app notifications, newest first.' })
+  unread(@Ctx() ctx: RequestContext, @Query() query: PageQuery) {
+    return this.page(ctx, query, true);
+  }
+
+  @Post(':id/read')
+  @Authenticated({ principals: USER_ONLY })
+  @HttpCode(HttpStatus.OK)
+  @Envelope({ dataName: 'notification', action: 'update' })
+  @ApiOperation({ summary: 'Mark one of your notifications read (again is fine).' })
+  async read(@Ctx() ctx: RequestContext, @Param() params: NotificationIdParam): Promise<Enveloped<unknown>> {
+    const { storeId, userId } = ctx.session!;
+    return { data: toInboxItem(await this.notifications.markRead(storeId, userId, params.id)) };
+  }
+
+  private async page(ctx: RequestContext, query: PageQuery, unreadOnly: boolean): Promise<Enveloped<unknown[]>> {
+    const { storeId, userId } = ctx.session!;
+    const page = pageRequest(query, this.config.settings.paging);
+    const [rows, total] = await this.notifications.inbox(storeId, userId, page, unreadOnly);
+    return { data: rows.map(toInboxItem), paging: paging(page, total) };
+  }
+}

@@ -1,0 +1,20 @@
+// Port: an at-least-once job queue of notification ids. BullMQ on Redis when REDIS_URL is
+// set, an in-process queue otherwise; the worker's logic is the same on both.
+
+// Thrown by the processor: retry later (transient) or never (permanent).
+export class RetryLater extends Error {}
+
+export type JobProcessor = (notificationId: string, attempt: number, maxAttempts: number) => Promise<void>;
+
+export abstract class NotificationQueue {
+  // Enqueueing the same id twice runs it once.
+  abstract enqueue(notificationId: string): Promise<void>;
+  abstract start(processor: JobProcessor): Promise<void>;
+  // Stops taking jobs and waits for those in flight.
+  abstract close(): Promise<void>;
+}
+
+// Exponential backoff with full jitter around it: base·2^(n-1), times 0.5–1.5.
+export function backoffDelay(baseMs: number, attempt: number): number {
+  return Math.round(baseMs * 2 ** (attempt - 1) * (0.5 + Math.random()));
+}

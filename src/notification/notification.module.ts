@@ -1,0 +1,34 @@
+import { Module } from '@nestjs/common';
+import { AppConfig } from '../config/app-config.js';
+import { StoreModule } from '../store/store.module.js';
+import { UserModule } from '../user/user.module.js';
+import { BullMqQueue } from './bullmq-queue.js';
+import { EventRules } from './event-rules.js';
+import { InboxController } from './inbox.controller.js';
+import { InProcessQueue } from './in-process-queue.js';
+import { NotificationQueue } from './notification-queue.js';
+import { NotificationRepository } from './notification.repository.js';
+import { NotificationService } from './notification.service.js';
+import { NotificationWorker } from './notification.worker.js';
+import { ProviderRegistry } from './provider-registry.js';
+import { TemplateService } from './template.service.js';
+
+const queueProvider = {
+  provide: NotificationQueue,
+  inject: [AppConfig],
+  useFactory: (config: AppConfig): NotificationQueue => {
+    const { concurrency, maxAttempts, backoffMs } = config.settings.notifications.worker;
+    const { REDIS_URL, PROJECT_CODENAME, SERVICE_CODENAME } = config.env;
+    return REDIS_URL
+      ? new BullMqQueue({ redisUrl: REDIS_URL, prefix: `${PROJECT_CODENAME}:${SERVICE_CODENAME}:bull`, concurrency, maxAttempts, backoffMs })
+      : new InProcessQueue(concurrency, maxAttempts, backoffMs);
+  },
+};
+
+@Module({
+  imports: [UserModule, StoreModule],
+  controllers: [InboxController],
+  providers: [queueProvider, NotificationRepository, NotificationService, NotificationWorker, TemplateService, ProviderRegistry, EventRules],
+  exports: [NotificationService],
+})
+export class NotificationModule {}
