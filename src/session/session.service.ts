@@ -75,7 +75,7 @@ export class SessionService {
       fullname: user.fullname,
       expiresAt: row.expiresAt.toISOString(),
     };
-    await this.cache.set(data, row.expiresAt.getTime() - this.clock.now().getTime());
+    await this.cache.set(data.sessionId, data, row.expiresAt.getTime() - this.clock.now().getTime());
     return data;
   }
 }
