@@ -1,7 +1,9 @@
 import { Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
+import { ApiKeyModule } from './apikey/api-key.module.js';
 import { AuthModule } from './auth/auth.module.js';
+import { M2mModule } from './m2m/m2m.module.js';
 import { AvatarModule } from './avatar/avatar.module.js';
 import { BucketModule } from './bucket/bucket.module.js';
 import type { Clock } from './clock/clock.js';
@@ -44,6 +46,8 @@ export class AppModule implements NestModule {
         UserAdminModule,
         BucketModule,
         NotificationModule,
+        M2mModule,
+        ApiKeyModule,
         SeedModule,
         HealthModule,
       ],

@@ -30,7 +30,8 @@ export async function createApp(sources: ConfigSources = {}): Promise<RunningApp
     app.disable('x-powered-by');
     if (config.env.TRUST_PROXY) app.set('trust proxy', trustProxy(config.env.TRUST_PROXY));
     app.use(requestContext);
-    app.useGlobalPipes(new StrictValidationPipe());
+    const { location, fieldName } = config.settings.apiKeys;
+    app.useGlobalPipes(new StrictValidationPipe(location === 'body' || location === 'query' ? [fieldName] : []));
 
     const document = SwaggerModule.createDocument(
       app,

@@ -19,15 +19,21 @@ const ROUTES = [
   { method: 'DELETE', path: '/auth-api/sessions', policy: 'authenticated(user)' },
   { method: 'GET', path: '/auth-api/sessions', policy: 'authenticated(user)' },
   { method: 'DELETE', path: '/auth-api/sessions/:id', policy: 'authenticated(user)' },
-  { method: 'POST', path: '/auth-api/users', policy: `authenticated(user) ${ADMINS} publicWhen=userRegisterIsPublic` },
+  { method: 'POST', path: '/auth-api/users', policy: `authenticated(user,apiKey) ${ADMINS} publicWhen=userRegisterIsPublic` },
+  // API keys: managed with a person's login; the plaintext is shown once
+  { method: 'GET', path: '/auth-api/v1/apikeys', policy: 'authenticated(user)' },
+  { method: 'POST', path: '/auth-api/v1/apikeys', policy: 'authenticated(user)' },
+  { method: 'DELETE', path: '/auth-api/v1/apikeys/:id', policy: 'authenticated(user)' },
   { method: 'GET', path: '/auth-api/v1/briefstores', policy: 'public' },
   { method: 'POST', path: '/auth-api/v1/registerstoreowner', policy: 'public' },
   { method: 'POST', path: '/auth-api/v1/registerstoreuser', policy: 'public' },
-  { method: 'GET', path: '/auth-api/v1/users', policy: `authenticated(user) ${ADMINS}` },
+  { method: 'GET', path: '/auth-api/v1/users', policy: `authenticated(user,apiKey) ${ADMINS}` },
   { method: 'DELETE', path: '/auth-api/v1/users/:id', policy: `authenticated(user) ${ADMINS}` },
   // any user: admins read and change users of the store, a user only itself (checked in the service)
-  { method: 'GET', path: '/auth-api/v1/users/:id', policy: 'authenticated(user)' },
+  { method: 'GET', path: '/auth-api/v1/users/:id', policy: 'authenticated(user,apiKey)' },
   { method: 'PATCH', path: '/auth-api/v1/users/:id', policy: 'authenticated(user)' },
+  // internal: other services, with a machine token
+  { method: 'POST', path: '/auth-api/validateapikey', policy: 'authenticated(machine)' },
   { method: 'GET', path: '/health/live', policy: 'public' },
   { method: 'GET', path: '/health/ready', policy: 'public' },
   // the caller's own in-app notifications in its store

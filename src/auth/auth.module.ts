@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
+import { ApiKeyModule } from '../apikey/api-key.module.js';
 import { SessionModule } from '../session/session.module.js';
+import { StoreModule } from '../store/store.module.js';
 import { UserModule } from '../user/user.module.js';
 import { AuthController } from './auth.controller.js';
 import { AuthGuard } from './auth.guard.js';
@@ -11,7 +13,7 @@ import { KeyService } from './key.service.js';
 import { TokenService } from './token.service.js';
 
 @Module({
-  imports: [JwtModule.register({}), UserModule, SessionModule],
+  imports: [JwtModule.register({}), UserModule, SessionModule, StoreModule, ApiKeyModule],
   controllers: [AuthController],
   providers: [KeyService, TokenService, AuthenticationService, AuthService, { provide: APP_GUARD, useClass: AuthGuard }],
   exports: [AuthenticationService, SessionModule],

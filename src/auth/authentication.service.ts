@@ -5,7 +5,7 @@ import { AppConfig } from '../config/app-config.js';
 import { SessionService } from '../session/session.service.js';
 import type { SessionData } from '../session/session.types.js';
 import { ROOT_CODENAME, type StoreEntity } from '../store/store.entity.js';
-import { accessTokenName, extractToken } from './token-extractor.js';
+import { accessTokenName, extractApiKey, extractToken } from './token-extractor.js';
 import { TokenService } from './token.service.js';
 
 // Who is calling: the token from the request, verified, and its live session.
@@ -16,6 +16,12 @@ export class AuthenticationService {
     private readonly sessions: SessionService,
     private readonly config: AppConfig,
   ) {}
+
+  private readonly apiKeyPrefix = `sk_${this.config.env.PROJECT_CODENAME}_`;
+
+  apiKeyFrom(req: ContextRequest): string | undefined {
+    return this.config.settings.apiKeys.enabled ? extractApiKey(req, this.config.settings.apiKeys, this.apiKeyPrefix) : undefined;
+  }
 
   // Header and cookie name for the targeted store.
   tokenName(store: StoreEntity): string {
@@ -30,7 +36,7 @@ export class AuthenticationService {
   }
 
   async authenticate(req: ContextRequest, opts: { bucketToken?: boolean } = {}): Promise<{ session: SessionData; token: string }> {
-    const found = extractToken(req, this.tokenNames(req.ctx.store!));
+    const found = extractToken(req, this.tokenNames(req.ctx.store!), (v) => v.startsWith(this.apiKeyPrefix));
     if (!found) throw new AppError('Unauthorized', 'no access token');
     const claims = await this.tokens.verify(found.token);
     if (claims.use === 'bucket' && !opts.bucketToken) throw new AppError('Unauthorized', 'a bucket token is not an access token');

@@ -1,4 +1,5 @@
 import { parse as parseCookie } from 'cookie';
+import type { ApiKeySettings } from '../config/settings.js';
 import type { Request } from 'express';
 
 export type TokenSource = 'query' | 'bearer' | 'header' | 'cookie';
@@ -8,16 +9,32 @@ export function accessTokenName(project: string, codename: string, rootCodename:
   return codename === rootCodename ? `${project}-access-token` : `${project}-access-token-${codename}`;
 }
 
+// An API key from the configured place: a bearer value with the key prefix, or a named
+// header, query parameter, cookie or body property.
+export function extractApiKey(req: Request, settings: ApiKeySettings, keyPrefix: string): string | undefined {
+  const { location, fieldName } = settings;
+  let value: unknown;
+  if (location === 'bearer') {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+    value = match?.[1].startsWith(keyPrefix) ? match[1] : undefined;
+  } else if (location === 'header') value = req.headers[fieldName.toLowerCase()];
+  else if (location === 'query') value = req.query?.[fieldName];
+  else if (location === 'cookie') value = req.headers.cookie ? parseCookie(req.headers.cookie)[fieldName] : undefined;
+  else value = (req.body as Record<string, unknown> | undefined)?.[fieldName];
+  return typeof value === 'string' && value ? value : undefined;
+}
+
 // The spec's order: query `access_token`, `Authorization: Bearer`, the custom header, the
 // cookie. The first place that holds a token decides; a bad token there is not retried elsewhere.
-export function extractToken(req: Request, names: string[]): { token: string; source: TokenSource } | undefined {
+// `isApiKey` recognises a bearer value that is an API key, not a JWT.
+export function extractToken(req: Request, names: string[], isApiKey: (value: string) => boolean = () => false): { token: string; source: TokenSource } | undefined {
   const query = req.query?.access_token;
   if (typeof query === 'string' && query) return { token: query, source: 'query' };
 
   const auth = req.headers.authorization;
   if (auth) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-    if (match) return { token: match[1], source: 'bearer' };
+    if (match && !isApiKey(match[1])) return { token: match[1], source: 'bearer' };
   }
   for (const name of names) {
     const header = req.headers[name];

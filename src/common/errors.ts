@@ -42,6 +42,7 @@ export const ERROR_CATALOGUE = {
   MobileVerificationNeeded: { status: HttpStatus.FORBIDDEN, message: 'errMsg_MobileNotVerified' },
   TenantMismatch: { status: HttpStatus.FORBIDDEN, message: 'errMsg_TenantMismatch' },
   PrincipalNotAccepted: { status: HttpStatus.UNAUTHORIZED, message: 'errMsg_PrincipalNotAccepted' },
+  MachineClientNotAllowed: { status: HttpStatus.FORBIDDEN, message: 'errMsg_MachineClientNotAllowed' },
   SessionNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_SessionNotFound' },
   KeyNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_KeyNotFound' },
   // user management

@@ -46,7 +46,8 @@ function bodyProblem(value: unknown, depth = 0, path = 'body'): AppError | undef
 // Parser failures are answered here in the error shape (they happen before Nest's filter can see
 // them).
 export function jsonBody(): (req: Request, res: Response, next: NextFunction) => void {
-  const parse = express.json({ limit: JSON_BODY_LIMIT, strict: true });
+  // The exact bytes are kept for machine tokens, which are bound to them.
+  const parse = express.json({ limit: JSON_BODY_LIMIT, strict: true, verify: (req, _res, buf) => ((req as ContextRequest).rawBody = buf) });
   return (req, res, next) => {
     parse(req, res, (err?: { type?: string }) => {
       if (err) {

@@ -5,6 +5,8 @@ import type { ContextRequest } from './request-context.js';
 
 // JSON logs with the request id on every line; credentials are never written.
 export function loggerOptions(config: AppConfig): Params {
+  // The API-key field name is settings-validated to letters, digits, _ and -.
+  const secretParams = new RegExp(`([?&](access_token|token|apiKey|api_key|${config.settings.apiKeys.fieldName})=)[^&]*`, 'gi');
   return {
     pinoHttp: {
       level: config.env.LOG_LEVEL,
@@ -16,7 +18,7 @@ export function loggerOptions(config: AppConfig): Params {
         // Method, path and who: never headers (tokens, cookies) or bodies (passwords).
         req: (req: { method: string; url: string; remoteAddress?: string }) => ({
           method: req.method,
-          url: req.url.replace(/([?&](access_token|token|apiKey|api_key)=)[^&]*/gi, '$1[redacted]'),
+          url: req.url.replace(secretParams, '$1[redacted]'),
           remoteAddress: req.remoteAddress,
         }),
         res: (res: ServerResponse) => ({ statusCode: res.statusCode }),

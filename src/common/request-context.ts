@@ -10,13 +10,17 @@ export interface RequestContext {
   startedAt: bigint;
   // The targeted store (tenant), resolved by TenancyMiddleware.
   store?: StoreEntity;
+  // Whether the request named its store (header, query or body), rather than defaulting to root.
+  storeTargeted?: boolean;
+  // The calling service, when a machine token authenticated the request.
+  machine?: string;
   // The caller's login, set by AuthGuard on authenticated routes.
   session?: SessionData;
   // The access token that authenticated the request (echoed by /currentuser).
   accessToken?: string;
 }
 
-export type ContextRequest = Request & { ctx: RequestContext };
+export type ContextRequest = Request & { ctx: RequestContext; rawBody?: Buffer };
 
 export const Ctx = createParamDecorator((_: unknown, host: ExecutionContext): RequestContext => {
   return host.switchToHttp().getRequest<ContextRequest>().ctx;

@@ -22,10 +22,13 @@ export function validationError(errors: ValidationError[]): AppError {
   return new AppError('ValidationFailed', problem.message);
 }
 
-// Strict validation (unknown fields refused, never assigned). `_store` is the tenant-targeting
-// parameter, consumed by TenancyMiddleware, so it is not a DTO field anywhere.
+// Strict validation (unknown fields refused, never assigned). Parameters consumed before the
+// handler (`_store` by TenancyMiddleware, an API key sent in the body or query by the guard)
+// are not DTO fields anywhere, so they are set aside here.
 export class StrictValidationPipe extends ValidationPipe {
-  constructor() {
+  private readonly consumed: ReadonlySet<string>;
+
+  constructor(consumed: string[] = []) {
     super({
       whitelist: true,
       forbidNonWhitelisted: true,
@@ -34,12 +37,12 @@ export class StrictValidationPipe extends ValidationPipe {
       validationError: { target: false, value: false },
       exceptionFactory: validationError,
     });
+    this.consumed = new Set(['_store', ...consumed]);
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if ((metadata.type === 'body' || metadata.type === 'query') && value && typeof value === 'object' && '_store' in value) {
-      const { _store, ...rest } = value as Record<string, unknown>;
-      value = rest;
+    if ((metadata.type === 'body' || metadata.type === 'query') && value && typeof value === 'object') {
+      value = Object.fromEntries(Object.entries(value).filter(([key]) => !this.consumed.has(key)));
     }
     if (metadata.type === 'body' && metadata.metatype && metadata.metatype !== Object && value === undefined) {
       value = {};

@@ -108,6 +108,46 @@ export class SampleStoreSettings {
   fullname: string;
 }
 
+export const API_KEY_LOCATIONS = ['bearer', 'header', 'query', 'cookie', 'body'] as const;
+export type ApiKeyLocation = (typeof API_KEY_LOCATIONS)[number];
+
+export class ApiKeySettings {
+  @IsBoolean()
+  enabled: boolean;
+
+  // Where callers put the key: a bearer value starting with sk_<project>_, or a named
+  // header, query parameter, cookie or body property.
+  @IsIn(API_KEY_LOCATIONS)
+  location: ApiKeyLocation;
+
+  @Matches(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/, { message: 'fieldName must be a header, parameter or property name' })
+  fieldName: string;
+}
+
+export class MachineServiceSetting {
+  // The calling service's short name; its tokens carry issuer `<name>-service`.
+  @Matches(/^[a-z][a-z0-9-]{0,62}$/, { message: 'name must be a lower-case service name' })
+  name: string;
+
+  // Its Ed25519 public key: PEM text, or { "env": "NAME" }.
+  @Allow()
+  publicKey: string | { env: string };
+}
+
+export class MachineTokenSettings {
+  @ValidateNested({ each: true })
+  @Type(() => MachineServiceSetting)
+  services: MachineServiceSetting[];
+
+  // Enforced when NODE_ENV is staging or production.
+  @IsString({ each: true })
+  machineToMachineBlockList: string[];
+
+  // When not empty (staging, production): only these services.
+  @IsString({ each: true })
+  allowedM2MClients: string[];
+}
+
 export class SuperAdminDataItem {
   @IsString()
   name: string;
@@ -208,6 +248,14 @@ export class ServiceSettings {
   @IsInt()
   @Min(100)
   sessionCacheSize: number;
+
+  @ValidateNested()
+  @Type(() => ApiKeySettings)
+  apiKeys: ApiKeySettings;
+
+  @ValidateNested()
+  @Type(() => MachineTokenSettings)
+  machineTokens: MachineTokenSettings;
 
   // Providers, channels, templates and event rules (notification-settings.ts).
   @ValidateNested()

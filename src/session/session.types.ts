@@ -10,6 +10,8 @@ export interface SessionData {
   fullname: string | null;
   // ISO time; the token's `exp` is the same instant.
   expiresAt: string;
+  // How the caller authenticated: a login (default) or an API key (sessionId is the key's id).
+  principal?: 'user' | 'apiKey';
 }
 
 export interface SessionMeta {

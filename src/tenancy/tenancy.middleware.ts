@@ -26,7 +26,9 @@ export class TenancyMiddleware implements NestMiddleware {
   async use(req: ContextRequest, _res: Response, next: NextFunction): Promise<void> {
     if (UNTENANTED.test(req.path)) return next();
     try {
-      const codename = first(req.headers[this.header]) ?? first(req.query?._store) ?? first(req.body?._store) ?? ROOT_CODENAME;
+      const named = first(req.headers[this.header]) ?? first(req.query?._store) ?? first(req.body?._store);
+      const codename = named ?? ROOT_CODENAME;
+      req.ctx.storeTargeted = named !== undefined;
       // Anything that cannot be a codename is unknown without asking the database.
       if (typeof codename !== 'string' || !CODENAME_SHAPE.test(codename)) throw new AppError('StoreNotFound', 'no store has this codename');
       req.ctx.store = await this.stores.resolve(codename);

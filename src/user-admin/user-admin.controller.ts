@@ -9,6 +9,10 @@ import { UserService } from '../user/user.service.js';
 import { CreateUserInput, UpdateUserInput, UserIdParam } from './user-admin.dto.js';
 import { UserAdminService } from './user-admin.service.js';
 
+// Backend services manage users with API keys too (read and create); changes to existing
+// users and deletions need a person's login.
+const USER_OR_API_KEY = { user: true, apiKey: true, machine: false };
+
 @ApiBearerAuth()
 @ApiTags('users')
 @Controller('auth-api')
@@ -19,7 +23,7 @@ export class UserAdminController {
   ) {}
 
   @Post('users')
-  @Authenticated({ principals: USER_ONLY, roles: ADMIN_ROLES, publicWhen: 'userRegisterIsPublic' })
+  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, publicWhen: 'userRegisterIsPublic' })
   @HttpCode(HttpStatus.CREATED)
   @Envelope({ dataName: 'user', action: 'create' })
   @ApiOperation({ summary: 'Create a user in the targeted store (admins; anyone when userRegisterIsPublic).' })
@@ -29,7 +33,7 @@ export class UserAdminController {
   }
 
   @Get('v1/users')
-  @Authenticated({ principals: USER_ONLY, roles: ADMIN_ROLES })
+  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES })
   @Envelope({ dataName: 'users', action: 'list' })
   @ApiOperation({ summary: 'Users of the targeted store, paged.' })
   async list(@Ctx() ctx: RequestContext, @Query() query: PageQuery): Promise<Enveloped<unknown[]>> {
@@ -38,7 +42,7 @@ export class UserAdminController {
   }
 
   @Get('v1/users/:id')
-  @Authenticated({ principals: USER_ONLY })
+  @Authenticated({ principals: USER_OR_API_KEY })
   @Envelope({ dataName: 'user', action: 'get' })
   @ApiOperation({ summary: 'A user of the store (admins), or your own profile.' })
   async get(@Ctx() ctx: RequestContext, @Param() params: UserIdParam): Promise<Enveloped<unknown>> {

@@ -2,11 +2,12 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { declareCustomProperties, pickCustomData } from '../common/custom-properties.js';
 import { AppError } from '../common/errors.js';
 import { pageRequest, type PageQuery, type PageRequest } from '../common/paging.js';
+import { ApiKeyService } from '../apikey/api-key.service.js';
 import { AppConfig } from '../config/app-config.js';
 import { SessionService } from '../session/session.service.js';
 import type { SessionData } from '../session/session.types.js';
 import { ROOT_CODENAME, type StoreEntity } from '../store/store.entity.js';
-import { ADMIN_ROLES, SAAS_ROLES, TENANT_ROLES } from '../user/roles.js';
+import { hasAdminRole, SAAS_ROLES, TENANT_ROLES } from '../user/roles.js';
 import { SYSTEM_USER_FIELDS } from '../user/user.dto.js';
 import type { UserEntity } from '../user/user.entity.js';
 import { PasswordHasher } from '../user/password.js';
@@ -22,6 +23,7 @@ export class UserAdminService implements OnModuleInit {
   constructor(
     private readonly users: UserService,
     private readonly sessions: SessionService,
+    private readonly apiKeys: ApiKeyService,
     private readonly passwords: PasswordHasher,
     private readonly config: AppConfig,
   ) {}
@@ -40,7 +42,7 @@ export class UserAdminService implements OnModuleInit {
       if (!actor.roles.some((r) => SAAS_MANAGERS.includes(r))) throw new AppError('Forbidden', 'SaaS-level users are created by superAdmin or saasAdmin');
     }
     if (!store.isActive) throw new AppError('StoreInactive', `store "${store.codename}" is not active`);
-    const admin = actor !== undefined && isAdmin(actor);
+    const admin = actor !== undefined && hasAdminRole(actor.roles);
     if (input.roleId !== undefined && !admin) throw new AppError('RoleNotAssignable', 'only administrators assign roles');
     const roles = input.roleId === undefined ? [atRoot ? SAAS_ROLES.saasUser : TENANT_ROLES.tenantUser] : this.checkRoles(actor!, store, input.roleId);
     const { roleId: _roleId, ...profile } = input;
@@ -54,14 +56,14 @@ export class UserAdminService implements OnModuleInit {
 
   async get(actor: SessionData, store: StoreEntity, id: string): Promise<UserEntity> {
     const user = await this.visible(store, id);
-    if (user.id !== actor.userId && !isAdmin(actor)) throw new AppError('Forbidden', 'you may read only your own profile');
+    if (user.id !== actor.userId && !hasAdminRole(actor.roles)) throw new AppError('Forbidden', 'you may read only your own profile');
     return user;
   }
 
   async update(actor: SessionData, store: StoreEntity, id: string, input: UpdateUserInput): Promise<UserEntity> {
     const user = await this.visible(store, id);
     const self = user.id === actor.userId;
-    const admin = isAdmin(actor);
+    const admin = hasAdminRole(actor.roles);
     if (!self && !admin) throw new AppError('Forbidden', 'you may change only your own profile');
     if (!self) this.assertOutranks(actor, user);
     if ((input.roleId !== undefined || input.isActive !== undefined) && !(admin && !self)) {
@@ -83,6 +85,7 @@ export class UserAdminService implements OnModuleInit {
     // cached sessions stale.
     if (input.password !== undefined || input.isActive === false) {
       await this.sessions.end(store.id, { userId: id, exceptId: self ? actor.sessionId : undefined });
+      if (input.isActive === false) await this.apiKeys.forgetOwner(store.id, id);
     } else {
       await this.sessions.forgetCached(store.id, id);
     }
@@ -95,6 +98,7 @@ export class UserAdminService implements OnModuleInit {
     if (store.ownerId === user.id) throw new AppError('Forbidden', 'the store owner cannot be deleted');
     this.assertOutranks(actor, user);
     await this.sessions.end(store.id, { userId: id });
+    await this.apiKeys.forgetOwner(store.id, id); // the rows go with the user; their cached sessions go now
     await this.users.delete(store.id, id);
   }
 
@@ -138,8 +142,4 @@ export class UserAdminService implements OnModuleInit {
     }
     return input.fullname !== undefined ? { fullname: input.fullname } : {};
   }
-}
-
-export function isAdmin(session: SessionData): boolean {
-  return session.roles.some((r) => (ADMIN_ROLES as readonly string[]).includes(r));
 }

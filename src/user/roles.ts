@@ -5,6 +5,10 @@ export const SINGLE_TENANT_ROLES = { superAdmin: 'superAdmin', admin: 'admin', u
 
 export const ADMIN_ROLES = ['superAdmin', 'admin', 'saasAdmin', 'tenantOwner', 'tenantAdmin'] as const;
 
+export function hasAdminRole(roles: readonly string[]): boolean {
+  return roles.some((r) => (ADMIN_ROLES as readonly string[]).includes(r));
+}
+
 export const BUILT_IN_ROLES = new Set<string>([
   ...Object.values(SAAS_ROLES),
   ...Object.values(TENANT_ROLES),

@@ -1,0 +1,51 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsDate, IsNotEmpty, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import type { ApiKeyEntity } from './api-key.entity.js';
+
+export class CreateApiKeyInput {
+  @ApiProperty({ example: 'reporting job', maxLength: 100 })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  name: string;
+
+  @ApiPropertyOptional({ description: 'When the key stops working (ISO time, in the future). Never, when absent.' })
+  @IsOptional()
+  @Type(() => Date)
+  @IsDate()
+  expiresAt?: Date;
+
+  @ApiPropertyOptional({ description: 'Roles the key acts with: a subset of yours. Yours, when absent.' })
+  @IsOptional()
+  @IsString({ each: true })
+  @ArrayMaxSize(20)
+  roles?: string[];
+
+  @ApiPropertyOptional({ description: 'Permissions the key acts with: a subset of yours.' })
+  @IsOptional()
+  @IsString({ each: true })
+  @ArrayMaxSize(50)
+  permissions?: string[];
+}
+
+export class ApiKeyIdParam {
+  @IsUUID()
+  id: string;
+}
+
+// The key record as clients see it: never the key or its hash.
+export function toApiKeyResponse(key: ApiKeyEntity) {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    userId: key.userId,
+    storeId: key.storeId,
+    roles: key.roles,
+    permissions: key.permissions,
+    expiresAt: key.expiresAt,
+    lastUsedAt: key.lastUsedAt,
+    createdAt: key.createdAt,
+  };
+}

@@ -1,0 +1,127 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { TtlCache } from '../cache/ttl-cache.js';
+import { Clock, DAY_MS } from '../clock/clock.js';
+import { AppError } from '../common/errors.js';
+import { AppConfig } from '../config/app-config.js';
+import type { SessionData } from '../session/session.types.js';
+import { hasAdminRole } from '../user/roles.js';
+import { UserService } from '../user/user.service.js';
+import type { CreateApiKeyInput } from './api-key.dto.js';
+import { ApiKeyEntity } from './api-key.entity.js';
+
+export const API_KEY_CACHE = Symbol('API_KEY_CACHE');
+// The spec's API-key session lifetime: validated again after a day.
+const SESSION_TTL_MS = DAY_MS;
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+@Injectable()
+export class ApiKeyService {
+  readonly keyPrefix: string;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(API_KEY_CACHE) private readonly cache: TtlCache<SessionData>,
+    private readonly users: UserService,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {
+    this.keyPrefix = `sk_${config.env.PROJECT_CODENAME}_`;
+  }
+
+  private get repo() {
+    return this.dataSource.getRepository(ApiKeyEntity);
+  }
+
+  // A new key: 192 random bits after the prefix. The plaintext leaves here once.
+  async create(actor: SessionData, input: CreateApiKeyInput): Promise<{ record: ApiKeyEntity; key: string }> {
+    this.assertEnabled();
+    const roles = input.roles ?? actor.roles;
+    const beyond = roles.filter((r) => !actor.roles.includes(r));
+    if (beyond.length || !roles.length) throw new AppError('RoleNotAssignable', `a key cannot have roles you do not have (${beyond.join(', ') || 'none given'})`);
+    // No permission is granted to users yet, so a key cannot carry one.
+    if (input.permissions?.length) throw new AppError('RoleNotAssignable', 'a key cannot have permissions you do not have');
+    if (input.expiresAt && input.expiresAt <= this.clock.now()) throw new AppError('ValidationFailed', 'expiresAt must be in the future');
+
+    const key = this.keyPrefix + randomBytes(24).toString('hex');
+    const record = await this.repo.save({
+      id: randomUUID(),
+      storeId: actor.storeId,
+      userId: actor.userId,
+      name: input.name,
+      prefix: key.slice(0, this.keyPrefix.length + 6),
+      keyHash: hashApiKey(key),
+      roles: [...new Set(roles)],
+      permissions: [],
+      expiresAt: input.expiresAt ?? null,
+      lastUsedAt: null,
+      createdAt: this.clock.now(),
+    });
+    return { record, key };
+  }
+
+  // Store admins see the store's keys; anyone else their own.
+  list(actor: SessionData, storeId: string): Promise<ApiKeyEntity[]> {
+    const where = hasAdminRole(actor.roles) ? { storeId } : { storeId, userId: actor.userId };
+    return this.repo.find({ where, order: { createdAt: 'DESC' } });
+  }
+
+  async delete(actor: SessionData, storeId: string, id: string): Promise<void> {
+    const key = await this.repo.findOneBy({ storeId, id });
+    if (!key || (key.userId !== actor.userId && !hasAdminRole(actor.roles))) throw new AppError('NotFound', 'no such API key');
+    await this.repo.delete({ storeId, id });
+    await this.cache.delete([key.keyHash]);
+  }
+
+  // The key's session: from the cache (a day at most), or built from the key record and its
+  // owner. Lookup is by the hash of the key, so comparing secrets never happens.
+  async authenticate(key: string): Promise<SessionData> {
+    if (!this.config.settings.apiKeys.enabled || !key.startsWith(this.keyPrefix)) throw invalidKey();
+    const hash = hashApiKey(key);
+    const now = this.clock.now();
+    const cached = await this.cache.get(hash);
+    if (cached) {
+      if (new Date(cached.expiresAt) > now) return cached;
+      await this.cache.delete([hash]);
+    }
+    const record = await this.repo.findOneBy({ keyHash: hash });
+    if (!record || (record.expiresAt && record.expiresAt <= now)) throw invalidKey();
+    const owner = await this.users.findById(record.storeId, record.userId);
+    if (!owner?.isActive) throw invalidKey();
+    const expiresAt = new Date(Math.min(now.getTime() + SESSION_TTL_MS, record.expiresAt?.getTime() ?? Infinity));
+    const session: SessionData = {
+      sessionId: record.id,
+      userId: owner.id,
+      storeId: record.storeId,
+      roles: record.roles,
+      email: owner.email,
+      mobile: owner.mobile,
+      fullname: owner.fullname,
+      expiresAt: expiresAt.toISOString(),
+      principal: 'apiKey',
+    };
+    await this.cache.set(hash, session, expiresAt.getTime() - now.getTime());
+    // Written once per validation (a day), not per request.
+    await this.repo.update({ id: record.id }, { lastUsedAt: now });
+    return session;
+  }
+
+  // The owner was deactivated or deleted: its keys stop working on every replica at once.
+  async forgetOwner(storeId: string, userId: string): Promise<void> {
+    const keys = await this.repo.find({ select: { keyHash: true }, where: { storeId, userId } });
+    await this.cache.delete(keys.map((k) => k.keyHash));
+  }
+
+  private assertEnabled(): void {
+    if (!this.config.settings.apiKeys.enabled) throw new AppError('Forbidden', 'API keys are disabled');
+  }
+}
+
+function invalidKey(): AppError {
+  return new AppError('Unauthorized', 'invalid or expired API key');
+}

@@ -1,0 +1,60 @@
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { Clock } from '../clock/clock.js';
+import { AppError } from '../common/errors.js';
+import type { ContextRequest } from '../common/request-context.js';
+import { AppConfig } from '../config/app-config.js';
+import { ConfigError } from '../config/env.js';
+import { MachineTokenError, verifyMachineToken } from './machine-token.js';
+
+// Checks machine tokens against the public keys of the services listed in settings, and the
+// block and allow lists in staging and production.
+@Injectable()
+export class MachineAuthService {
+  private readonly publicKeys = new Map<string, KeyObject>();
+  readonly header: string;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {
+    this.header = `${config.env.PROJECT_CODENAME}-machine-token`;
+    const problems: string[] = [];
+    for (const service of config.settings.machineTokens.services) {
+      try {
+        const pem = typeof service.publicKey === 'string' ? service.publicKey : config.secretFromEnv(service.publicKey.env);
+        if (!pem) throw new Error('the public key is not set');
+        const key = createPublicKey(pem);
+        if (key.asymmetricKeyType !== 'ed25519') throw new Error('the public key is not Ed25519');
+        this.publicKeys.set(service.name, key);
+      } catch (error) {
+        problems.push(`settings.machineTokens.services: ${service.name}: ${(error as Error).message}`);
+      }
+    }
+    if (problems.length) throw new ConfigError(problems);
+  }
+
+  hasToken(req: ContextRequest): boolean {
+    return typeof req.headers[this.header] === 'string';
+  }
+
+  // The calling service's name, or 401 / 403.
+  async authenticate(req: ContextRequest): Promise<string> {
+    const token = req.headers[this.header];
+    if (typeof token !== 'string' || !token) throw new AppError('Unauthorized', 'a machine token is required');
+    let service: string;
+    try {
+      service = await verifyMachineToken(token, { publicKeys: this.publicKeys, body: req.rawBody, now: this.clock.now() });
+    } catch (error) {
+      throw new AppError('Unauthorized', `machine token refused: ${error instanceof MachineTokenError ? error.message : 'invalid token'}`);
+    }
+    const { NODE_ENV } = this.config.env;
+    if (NODE_ENV === 'staging' || NODE_ENV === 'production') {
+      const { machineToMachineBlockList, allowedM2MClients } = this.config.settings.machineTokens;
+      if (machineToMachineBlockList.includes(service) || (allowedM2MClients.length && !allowedM2MClients.includes(service))) {
+        throw new AppError('MachineClientNotAllowed', `service ${service} may not call this service`);
+      }
+    }
+    return service;
+  }
+}
