@@ -1,27 +1,32 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '../config/app-config.js';
 import { ConfigError } from '../config/env.js';
 import type { ChannelName, ProviderSetting } from '../config/notification-settings.js';
 import type { EnvLookup, NotificationProvider } from './providers/provider.js';
+import { OneSignalProvider } from './providers/onesignal.provider.js';
 import { SmtpProvider } from './providers/smtp.provider.js';
+import { TwilioProvider } from './providers/twilio.provider.js';
 
 export type ProviderFactory = (setting: ProviderSetting, env: EnvLookup) => NotificationProvider;
 
 // One factory per provider type; a type without one stops the boot.
 export const PROVIDER_FACTORIES: Partial<Record<ProviderSetting['providerType'], ProviderFactory>> = {
   smtp: (s, env) => new SmtpProvider(s.providerName, s.providerSettings, env),
+  twilio: (s, env) => new TwilioProvider(s.providerName, s.providerSettings, env),
+  onesignal: (s, env) => new OneSignalProvider(s.providerName, s.providerSettings, env),
 };
 
 // The configured providers, built and checked at boot, and each channel's delivery order:
 // its providers, then its fallback providers.
 @Injectable()
-export class ProviderRegistry {
+export class ProviderRegistry implements OnModuleInit {
+  private readonly problems: string[] = [];
   private readonly providers = new Map<string, NotificationProvider>();
   private readonly order = new Map<ChannelName, NotificationProvider[]>();
 
   constructor(config: AppConfig) {
     const { providers, channels } = config.settings.notifications;
-    const problems: string[] = [];
+    const problems = this.problems;
     for (const setting of providers) {
       const factory = PROVIDER_FACTORIES[setting.providerType];
       try {
@@ -39,7 +44,12 @@ export class ProviderRegistry {
       if (channel.channelName !== 'inApp' && !names.length) problems.push(`settings.notifications.channels: ${channel.channelName} has no provider`);
       this.order.set(channel.channelName, names.filter((n) => this.providers.has(n)).map((n) => this.providers.get(n)!));
     }
-    if (problems.length) throw new ConfigError(problems);
+  }
+
+  // Reported at init, not from the constructor: a refused boot then closes the app, which
+  // releases the database pool and Redis connections already opened (see createApp).
+  onModuleInit(): void {
+    if (this.problems.length) throw new ConfigError(this.problems);
   }
 
   forChannel(channel: ChannelName): NotificationProvider[] {
