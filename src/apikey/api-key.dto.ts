@@ -16,7 +16,7 @@ export class CreateApiKeyInput {
   @IsDate()
   expiresAt?: Date;
 
-  @ApiPropertyOptional({ description: 'Roles the key acts with: a subset of yours. Yours, when absent.' })
+  @ApiPropertyOptional({ description: 'Roles the key acts with: yours, or lesser roles of your level (a tenantOwner may make a tenantUser key). Yours, when absent.' })
   @IsOptional()
   @IsString({ each: true })
   @ArrayMaxSize(20)

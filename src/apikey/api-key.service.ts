@@ -7,7 +7,7 @@ import { Clock, DAY_MS } from '../clock/clock.js';
 import { AppError } from '../common/errors.js';
 import { AppConfig } from '../config/app-config.js';
 import type { SessionData } from '../session/session.types.js';
-import { hasAdminRole } from '../user/roles.js';
+import { hasAdminRole, rolesWithin } from '../user/roles.js';
 import { UserService } from '../user/user.service.js';
 import type { CreateApiKeyInput } from './api-key.dto.js';
 import { ApiKeyEntity } from './api-key.entity.js';
@@ -42,7 +42,8 @@ export class ApiKeyService {
   async create(actor: SessionData, input: CreateApiKeyInput): Promise<{ record: ApiKeyEntity; key: string }> {
     this.assertEnabled();
     const roles = input.roles ?? actor.roles;
-    const beyond = roles.filter((r) => !actor.roles.includes(r));
+    const within = rolesWithin(actor.roles);
+    const beyond = roles.filter((r) => !within.has(r));
     if (beyond.length || !roles.length) throw new AppError('RoleNotAssignable', `a key cannot have roles you do not have (${beyond.join(', ') || 'none given'})`);
     // No permission is granted to users yet, so a key cannot carry one.
     if (input.permissions?.length) throw new AppError('RoleNotAssignable', 'a key cannot have permissions you do not have');
@@ -93,12 +94,16 @@ export class ApiKeyService {
     if (!record || (record.expiresAt && record.expiresAt <= now)) throw invalidKey();
     const owner = await this.users.findById(record.storeId, record.userId);
     if (!owner?.isActive) throw invalidKey();
+    // Never more than its owner has now: a demoted owner's key loses the roles it no longer has.
+    const within = rolesWithin(owner.roles);
+    const roles = record.roles.filter((r) => within.has(r));
+    if (!roles.length) throw invalidKey();
     const expiresAt = new Date(Math.min(now.getTime() + SESSION_TTL_MS, record.expiresAt?.getTime() ?? Infinity));
     const session: SessionData = {
       sessionId: record.id,
       userId: owner.id,
       storeId: record.storeId,
-      roles: record.roles,
+      roles,
       email: owner.email,
       mobile: owner.mobile,
       fullname: owner.fullname,
@@ -111,7 +116,8 @@ export class ApiKeyService {
     return session;
   }
 
-  // The owner was deactivated or deleted: its keys stop working on every replica at once.
+  // The owner was deactivated, deleted or given other roles: its keys are validated again on
+  // every replica at once.
   async forgetOwner(storeId: string, userId: string): Promise<void> {
     const keys = await this.repo.find({ select: { keyHash: true }, where: { storeId, userId } });
     await this.cache.delete(keys.map((k) => k.keyHash));

@@ -1,5 +1,5 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { Clock } from '../clock/clock.js';
 import { AppError } from '../common/errors.js';
 import type { ContextRequest } from '../common/request-context.js';
@@ -10,7 +10,7 @@ import { MachineTokenError, verifyMachineToken } from './machine-token.js';
 // Checks machine tokens against the public keys of the services listed in settings, and the
 // block and allow lists in staging and production.
 @Injectable()
-export class MachineAuthService {
+export class MachineAuthService implements OnModuleInit {
   private readonly publicKeys = new Map<string, KeyObject>();
   readonly header: string;
 
@@ -19,6 +19,12 @@ export class MachineAuthService {
     private readonly config: AppConfig,
   ) {
     this.header = `${config.env.PROJECT_CODENAME}-machine-token`;
+  }
+
+  // In onModuleInit, not the constructor: a ConfigError thrown while Nest builds the providers
+  // would leave the database pool and Redis open; one thrown from init lets createApp close them.
+  onModuleInit(): void {
+    const { config } = this;
     const problems: string[] = [];
     for (const service of config.settings.machineTokens.services) {
       try {

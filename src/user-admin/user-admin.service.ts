@@ -85,10 +85,11 @@ export class UserAdminService implements OnModuleInit {
     // cached sessions stale.
     if (input.password !== undefined || input.isActive === false) {
       await this.sessions.end(store.id, { userId: id, exceptId: self ? actor.sessionId : undefined });
-      if (input.isActive === false) await this.apiKeys.forgetOwner(store.id, id);
     } else {
       await this.sessions.forgetCached(store.id, id);
     }
+    // Keys act for their owner: a deactivation or a role change reaches them at once.
+    if (input.isActive === false || input.roleId !== undefined) await this.apiKeys.forgetOwner(store.id, id);
     return updated;
   }
 

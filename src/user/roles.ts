@@ -14,3 +14,17 @@ export const BUILT_IN_ROLES = new Set<string>([
   ...Object.values(TENANT_ROLES),
   ...Object.values(SINGLE_TENANT_ROLES),
 ]);
+
+// Each built-in role with the lesser roles of its level it includes: a caller may act (e.g.
+// through an API key) with any of these, never with a role above or beside its own.
+const INCLUDED_ROLES: ReadonlyMap<string, readonly string[]> = new Map<string, readonly string[]>([
+  [SAAS_ROLES.superAdmin, [SAAS_ROLES.saasAdmin, SAAS_ROLES.saasUser]],
+  [SAAS_ROLES.saasAdmin, [SAAS_ROLES.saasUser]],
+  [TENANT_ROLES.tenantOwner, [TENANT_ROLES.tenantAdmin, TENANT_ROLES.tenantUser]],
+  [TENANT_ROLES.tenantAdmin, [TENANT_ROLES.tenantUser]],
+  [SINGLE_TENANT_ROLES.admin, [SINGLE_TENANT_ROLES.user]],
+]);
+
+export function rolesWithin(roles: readonly string[]): Set<string> {
+  return new Set(roles.flatMap((r) => [r, ...(INCLUDED_ROLES.get(r) ?? [])]));
+}
