@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { ExchangeQueue } from './exchange-queue.js';
 
 // Embedded PostgreSQL: PGlite (Postgres compiled to WASM) served in-process over the wire
 // protocol, so the application uses the same `pg` driver and SQL as against a real server.
@@ -21,9 +22,7 @@ export class EmbeddedPostgres {
       mkdirSync(dirname(dir), { recursive: true }); // PGlite does not create parent folders
       db = await PGlite.create(dir);
     }
-    const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 64 });
-    await server.start();
-    return new EmbeddedPostgres(db, server);
+    return new EmbeddedPostgres(db, await serveOverSocket(db));
   }
 
   get url(): string {
@@ -34,4 +33,13 @@ export class EmbeddedPostgres {
     await this.server.stop();
     await this.db.close();
   }
+}
+
+// The socket server with our exchange-keeping queue in place of its own (see ExchangeQueue).
+// The server hands `queryQueue` to each connection's handler, so it is replaced before start.
+export async function serveOverSocket(db: PGlite, maxConnections = 64): Promise<PGLiteSocketServer> {
+  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections });
+  (server as unknown as { queryQueue: ExchangeQueue }).queryQueue = new ExchangeQueue(db);
+  await server.start();
+  return server;
 }
