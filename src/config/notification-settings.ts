@@ -88,6 +88,13 @@ export class NotificationWorkerSetting {
   @IsInt()
   @Min(1)
   backoffMs: number;
+
+  // BullMQ only: how long a worker owns a job without renewing; a dead worker's job goes to
+  // another worker after this (the default, 30 s, suits production; tests use a short one).
+  @IsOptional()
+  @IsInt()
+  @Min(1000)
+  lockDurationMs?: number = 30_000;
 }
 
 export class NotificationSettings {

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { parse } from '@marcbachmann/cel-js';
 import { PinoLogger } from 'nestjs-pino';
@@ -20,8 +20,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // Event rules: a domain event becomes a notification. Recipient and variables are CEL over
 // `event` (the payload), compiled at boot: no eval, always terminating.
 @Injectable()
-export class EventRules {
+export class EventRules implements OnModuleInit {
   private readonly rules: CompiledRule[] = [];
+  private readonly problems: string[] = [];
 
   constructor(
     private readonly notifications: NotificationService,
@@ -30,7 +31,7 @@ export class EventRules {
     config: AppConfig,
   ) {
     logger.setContext(EventRules.name);
-    const problems: string[] = [];
+    const problems = this.problems;
     const compile = (rule: EventRuleSetting, what: string, source: string): Expression => {
       try {
         return parse(source) as Expression;
@@ -46,10 +47,16 @@ export class EventRules {
         contextVars: Object.entries(rule.contextVars).map(([name, source]) => [name, compile(rule, `contextVars.${name}`, String(source))]),
       });
     }
-    if (problems.length) throw new ConfigError(problems);
+    if (problems.length) return;
     for (const name of new Set(this.rules.map((r) => r.rule.eventName))) {
       this.emitter.on(name, (payload: Record<string, unknown>) => this.apply(name, payload));
     }
+  }
+
+  // Reported at init, not from the constructor: a refused boot then closes the app, which
+  // releases the database pool and Redis connections already opened (see createApp).
+  onModuleInit(): void {
+    if (this.problems.length) throw new ConfigError(this.problems);
   }
 
   // Every rule for the event; one rule failing does not stop the others.

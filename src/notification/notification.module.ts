@@ -17,10 +17,10 @@ const queueProvider = {
   provide: NotificationQueue,
   inject: [AppConfig],
   useFactory: (config: AppConfig): NotificationQueue => {
-    const { concurrency, maxAttempts, backoffMs } = config.settings.notifications.worker;
+    const { concurrency, maxAttempts, backoffMs, lockDurationMs } = config.settings.notifications.worker;
     const { REDIS_URL, PROJECT_CODENAME, SERVICE_CODENAME } = config.env;
     return REDIS_URL
-      ? new BullMqQueue({ redisUrl: REDIS_URL, prefix: `${PROJECT_CODENAME}:${SERVICE_CODENAME}:bull`, concurrency, maxAttempts, backoffMs })
+      ? new BullMqQueue({ redisUrl: REDIS_URL, prefix: `${PROJECT_CODENAME}:${SERVICE_CODENAME}:bull`, concurrency, maxAttempts, backoffMs, lockDurationMs })
       : new InProcessQueue(concurrency, maxAttempts, backoffMs);
   },
 };

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, IsNull } from 'typeorm';
+import { DataSource, IsNull, LessThan } from 'typeorm';
 import type { PageRequest } from '../common/paging.js';
 import { NotificationEntity, type DeliveryAttempt } from './notification.entity.js';
 
@@ -21,8 +21,11 @@ export class NotificationRepository {
     return this.repo.findOneBy({ id });
   }
 
-  queuedIds(limit: number): Promise<string[]> {
-    return this.repo.find({ select: { id: true }, where: { status: 'queued' }, order: { createdAt: 'ASC' }, take: limit }).then((rows) => rows.map((r) => r.id));
+  // Rows still queued that were created before `before`: their jobs may have been lost.
+  queuedIds(before: Date, limit: number): Promise<string[]> {
+    return this.repo
+      .find({ select: { id: true }, where: { status: 'queued', createdAt: LessThan(before) }, order: { createdAt: 'ASC' }, take: limit })
+      .then((rows) => rows.map((r) => r.id));
   }
 
   // Records the delivery, erasing secrets, in one statement; only a queued row changes, so a
@@ -69,7 +72,8 @@ export class NotificationRepository {
     return this.repo.findOneBy({ storeId, userId, id, channel: 'inApp', status: 'delivered' });
   }
 
+  // Only an inbox item (as findInboxItem): an email's id, known from its Message-ID, is not one.
   async markRead(storeId: string, userId: string, id: string): Promise<void> {
-    await this.repo.update({ storeId, userId, id, readAt: IsNull() }, { readAt: () => 'now()' });
+    await this.repo.update({ storeId, userId, id, channel: 'inApp', status: 'delivered', readAt: IsNull() }, { readAt: () => 'now()' });
   }
 }

@@ -47,8 +47,10 @@ export class NotificationWorker implements OnApplicationBootstrap, OnApplication
     await this.providers.close();
   }
 
+  // Only rows older than a sweep interval: younger ones have a job in flight somewhere.
   private async sweep(): Promise<void> {
-    for (const id of await this.notifications.queuedIds(1000)) await this.queue.enqueue(id);
+    const before = new Date(Date.now() - SWEEP_INTERVAL_MS);
+    for (const id of await this.notifications.queuedIds(before, 1000)) await this.queue.enqueue(id);
   }
 
   async deliver(id: string, attempt: number, maxAttempts: number): Promise<void> {

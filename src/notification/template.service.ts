@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import Handlebars from 'handlebars';
 import type { ChannelName, TemplateSetting } from '../config/notification-settings.js';
 import { ConfigError } from '../config/env.js';
@@ -25,13 +25,14 @@ const ESCAPED: ReadonlySet<ChannelName> = new Set(['email', 'inApp']);
 
 // Templates compiled once at boot; a template that does not compile stops the boot, named.
 @Injectable()
-export class TemplateService {
+export class TemplateService implements OnModuleInit {
   private readonly templates = new Map<string, Compiled>();
   private readonly defaultLanguage: string;
+  private readonly problems: string[] = [];
 
   constructor(config: AppConfig) {
     this.defaultLanguage = config.settings.notifications.defaultLanguage;
-    const problems: string[] = [];
+    const problems = this.problems;
     for (const t of config.settings.notifications.templates) {
       try {
         this.templates.set(key(t.templateName, t.channel, t.language), compileTemplate(t));
@@ -39,7 +40,12 @@ export class TemplateService {
         problems.push(`settings.notifications.templates: ${t.templateName} (${t.channel}, ${t.language}) does not compile: ${(error as Error).message.split('\n')[0]}`);
       }
     }
-    if (problems.length) throw new ConfigError(problems);
+  }
+
+  // Reported at init, not from the constructor: a refused boot then closes the app, which
+  // releases the database pool and Redis connections already opened (see createApp).
+  onModuleInit(): void {
+    if (this.problems.length) throw new ConfigError(this.problems);
   }
 
   has(name: string, channel: ChannelName): boolean {
@@ -72,13 +78,16 @@ function key(name: string, channel: string, language: string): string {
 function compileTemplate(t: TemplateSetting): Compiled {
   const options = { noEscape: !ESCAPED.has(t.channel), strict: false };
   // Compile eagerly: Handlebars otherwise reports syntax errors at first use.
-  const compile = (source: string): Render => {
-    Handlebars.precompile(source, options);
-    return Handlebars.compile(source, options);
+  const compile = (source: string, escape = !options.noEscape): Render => {
+    const o = { ...options, noEscape: !escape };
+    Handlebars.precompile(source, o);
+    return Handlebars.compile(source, o);
   };
   if (typeof t.body === 'string') {
     if (t.channel === 'push') throw new Error('a push template body is { title, body, data }');
-    return { subject: t.subject === undefined ? undefined : compile(t.subject), body: compile(t.body) };
+    // An email subject is a header, plain text: escaped, O'Brien would read O&#x27;Brien.
+    const subject = t.subject === undefined ? undefined : compile(t.subject, t.channel !== 'email' && !options.noEscape);
+    return { subject, body: compile(t.body) };
   }
   if (t.channel !== 'push' || typeof t.body !== 'object' || typeof t.body.title !== 'string' || typeof t.body.body !== 'string') {
     throw new Error('body must be text (or { title, body, data } for push)');
