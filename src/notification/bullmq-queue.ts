@@ -43,7 +43,10 @@ export class BullMqQueue extends NotificationQueue {
         attempts: this.options.maxAttempts,
         backoff: { type: 'jittered' },
         removeOnComplete: true,
-        removeOnFail: { count: 1000 },
+        // The row records failures. A job BullMQ fails itself (a worker died during it twice:
+        // "stalled more than allowable limit") leaves its row queued; removed, the job is added
+        // again by the next sweep, where a kept one would make that add a no-op for ever.
+        removeOnFail: true,
       },
     );
   }

@@ -1,7 +1,7 @@
 import { NotificationQueue, backoffDelay, type JobProcessor } from './notification-queue.js';
 
 // The embedded mode's queue: jobs live in memory, so a restart forgets queued ids; the
-// notification rows stay `queued` and are enqueued again at start (NotificationWorker).
+// notification rows stay `queued` and the worker's sweep enqueues them again (NotificationWorker).
 export class InProcessQueue extends NotificationQueue {
   private processor?: JobProcessor;
   private readonly waiting: { id: string; attempt: number }[] = [];
