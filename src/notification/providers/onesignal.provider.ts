@@ -8,7 +8,7 @@ import {
   type HttpLibrary,
   type Notification,
 } from '@onesignal/node-onesignal';
-import { ProviderError, requiredSetting, setting, type EnvLookup, type NotificationProvider, type OutgoingMessage } from './provider.js';
+import { baseUrl, ProviderError, requiredSetting, setting, type EnvLookup, type NotificationProvider, type OutgoingMessage } from './provider.js';
 
 // A hung API must not hold a worker slot for ever: the attempt fails (transient) and is retried.
 const REQUEST_TIMEOUT_MS = 15_000;
@@ -127,18 +127,4 @@ function describeErrors(errors: unknown): string {
       .slice(0, 400);
   }
   return hasErrors(errors) ? JSON.stringify(errors).slice(0, 400) : '';
-}
-
-// An http(s) origin, optionally with a path prefix; no trailing slash.
-function baseUrl(value: string | undefined, provider: string): string | undefined {
-  if (value === undefined || value === '') return undefined;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new Error(`provider ${provider}: providerSettings.apiBaseUrl is not a URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`provider ${provider}: providerSettings.apiBaseUrl must be http(s)`);
-  if (url.search || url.hash) throw new Error(`provider ${provider}: providerSettings.apiBaseUrl must not have a query or fragment`);
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }

@@ -53,3 +53,17 @@ export function requiredSetting(settings: Record<string, unknown>, key: string, 
   if (value === undefined || value === '') throw new Error(`provider ${provider}: providerSettings.${key} is required`);
   return value;
 }
+
+// An http(s) origin, optionally with a path prefix; no trailing slash.
+export function baseUrl(value: string | undefined, provider: string): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`provider ${provider}: providerSettings.apiBaseUrl is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`provider ${provider}: providerSettings.apiBaseUrl must be http(s)`);
+  if (url.search || url.hash) throw new Error(`provider ${provider}: providerSettings.apiBaseUrl must not have a query or fragment`);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}

@@ -1,7 +1,7 @@
 import twilio from 'twilio';
 import type RequestClient from 'twilio/lib/base/RequestClient.js';
 import type * as TwilioResponse from 'twilio/lib/http/response.js';
-import { ProviderError, requiredSetting, setting, type EnvLookup, type NotificationProvider, type OutgoingMessage } from './provider.js';
+import { baseUrl, ProviderError, requiredSetting, setting, type EnvLookup, type NotificationProvider, type OutgoingMessage } from './provider.js';
 
 // A hung API must not hold a worker slot for ever: the attempt fails (transient) and is retried.
 const REQUEST_TIMEOUT_MS = 15_000;
@@ -91,18 +91,4 @@ class RedirectingRequestClient extends twilio.RequestClient {
 
 function withWhatsappPrefix(address: string): string {
   return address.startsWith('whatsapp:') ? address : `whatsapp:${address}`;
-}
-
-// An http(s) origin, optionally with a path prefix; no trailing slash.
-function baseUrl(value: string | undefined, provider: string): string | undefined {
-  if (value === undefined || value === '') return undefined;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new Error(`provider ${provider}: providerSettings.apiBaseUrl is not a URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`provider ${provider}: providerSettings.apiBaseUrl must be http(s)`);
-  if (url.search || url.hash) throw new Error(`provider ${provider}: providerSettings.apiBaseUrl must not have a query or fragment`);
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
