@@ -1,8 +1,7 @@
 import { randomInt } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
+import { FakeApi, type Received } from './fake-api.js';
 import type { DeliveryAttempt } from '../src/notification/notification.entity.js';
 import { NotificationService, type SendRequest } from '../src/notification/notification.service.js';
 import { PASSWORD, registerStore, startApp, unique, uniqueEmail, type TestApp } from './helpers.js';
@@ -22,48 +21,6 @@ const APP_ID = '8a1b2c3d-0000-4000-8000-00000000a11d';
 const MAX_ATTEMPTS = 3;
 
 // ---------------------------------------------------------------- a provider API that records
-
-interface Received {
-  method: string;
-  url: string;
-  headers: IncomingMessage['headers'];
-  text: string;
-}
-interface Answer {
-  status: number;
-  body: unknown;
-}
-
-class FakeApi {
-  readonly received: Received[] = [];
-  // First matching rule answers; otherwise `success`.
-  readonly rules: { match: (r: Received) => boolean; answer: (r: Received) => Answer }[] = [];
-  private server!: Server;
-  url = '';
-
-  constructor(private readonly success: (r: Received) => Answer) {}
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const r = { method: req.method!, url: req.url!, headers: req.headers, text: Buffer.concat(chunks).toString('utf8') };
-        this.received.push(r);
-        const a = (this.rules.find((rule) => rule.match(r))?.answer ?? this.success)(r);
-        res.writeHead(a.status, { 'Content-Type': 'application/json; charset=utf-8' });
-        res.end(JSON.stringify(a.body));
-      });
-    });
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  stop(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
 
 const form = (r: Received): Record<string, string> => Object.fromEntries(new URLSearchParams(r.text));
 const json = (r: Received): Record<string, unknown> => JSON.parse(r.text) as Record<string, unknown>;
@@ -178,7 +135,7 @@ describe('SMS, WhatsApp and push through Twilio and OneSignal', () => {
       const id = await send({ channel: 'sms', template: 'code', secretVars: { code: c } });
       const row = await settled(t, id);
       expect(row).toMatchObject({ status: 'delivered', deliveredBy: 'twilio', attempts: [{ provider: 'twilio', outcome: 'delivered' }] });
-      const requests = twilio.received.filter((r) => form(r).Body?.includes(c));
+      const requests = twilio.requests.filter((r) => form(r).Body?.includes(c));
       expect(requests).toHaveLength(1);
       expect(requests[0].url).toBe(`/2010-04-01/Accounts/${SID}/Messages.json`);
       expect(requests[0].headers.authorization).toBe(`Basic ${Buffer.from(`${SID}:${TOKEN}`).toString('base64')}`);
@@ -190,7 +147,7 @@ describe('SMS, WhatsApp and push through Twilio and OneSignal', () => {
       const c = code();
       const id = await send({ channel: 'whatsapp', template: 'code', secretVars: { code: c } });
       expect(await settled(t, id)).toMatchObject({ status: 'delivered', deliveredBy: 'twilio' });
-      const requests = twilio.received.filter((r) => form(r).Body?.includes(c));
+      const requests = twilio.requests.filter((r) => form(r).Body?.includes(c));
       expect(requests.map(form)).toEqual([{ To: `whatsapp:${mobile}`, From: `whatsapp:${WA_FROM}`, Body: `WhatsApp code ${c} for Ada & Byron` }]);
     });
 
@@ -198,7 +155,7 @@ describe('SMS, WhatsApp and push through Twilio and OneSignal', () => {
       const orderId = code();
       const id = await send({ channel: 'push', template: 'shipped', contextVars: { orderId } });
       expect(await settled(t, id)).toMatchObject({ status: 'delivered', deliveredBy: 'onesignal', attempts: [{ provider: 'onesignal', outcome: 'delivered' }] });
-      const requests = onesignal.received.filter((r) => json(r).idempotency_key === id);
+      const requests = onesignal.requests.filter((r) => json(r).idempotency_key === id);
       expect(requests).toHaveLength(1);
       expect(requests[0].url).toBe('/notifications');
       expect(requests[0].headers.authorization).toBe(`Key ${ONESIGNAL_KEY}`);
@@ -228,7 +185,7 @@ describe('SMS, WhatsApp and push through Twilio and OneSignal', () => {
       expect(row.attempts).toHaveLength(1);
       expect(row.attempts[0]).toMatchObject({ provider: 'twilio', outcome: 'failed', permanent: true });
       expect(row.attempts[0].error).toContain('21211');
-      expect(twilio.received.filter((r) => form(r).Body?.includes(c))).toHaveLength(1);
+      expect(twilio.requests.filter((r) => form(r).Body?.includes(c))).toHaveLength(1);
     });
 
     it('push to an external id OneSignal does not know (200 with invalid_aliases): failed after one attempt', async () => {
@@ -243,7 +200,7 @@ describe('SMS, WhatsApp and push through Twilio and OneSignal', () => {
       expect(row.attempts).toHaveLength(1);
       expect(row.attempts[0]).toMatchObject({ provider: 'onesignal', outcome: 'failed', permanent: true });
       expect(row.attempts[0].error).toContain('invalid_aliases');
-      expect(onesignal.received.filter((r) => json(r).idempotency_key === id)).toHaveLength(1);
+      expect(onesignal.requests.filter((r) => json(r).idempotency_key === id)).toHaveLength(1);
     });
 
     it(`sms answered HTTP 503 every time: failed after ${MAX_ATTEMPTS} attempts, each recorded without the credential`, async () => {
@@ -264,7 +221,7 @@ describe('SMS, WhatsApp and push through Twilio and OneSignal', () => {
         expect(attempt.error).not.toContain(TOKEN);
         expect(attempt.error).not.toContain(Buffer.from(`${SID}:${TOKEN}`).toString('base64'));
       }
-      expect(twilio.received.filter((r) => form(r).Body?.includes(c))).toHaveLength(MAX_ATTEMPTS);
+      expect(twilio.requests.filter((r) => form(r).Body?.includes(c))).toHaveLength(MAX_ATTEMPTS);
     });
 
     it(`push answered HTTP 503 every time: failed after ${MAX_ATTEMPTS} attempts, each with the same idempotency key and no credential`, async () => {
@@ -282,7 +239,7 @@ describe('SMS, WhatsApp and push through Twilio and OneSignal', () => {
         expect(attempt.error).toContain('503');
         expect(attempt.error).not.toContain(`Key ${ONESIGNAL_KEY}`);
       }
-      const requests = onesignal.received.filter((r) => (json(r).data as Record<string, string> | undefined)?.orderId === orderId);
+      const requests = onesignal.requests.filter((r) => (json(r).data as Record<string, string> | undefined)?.orderId === orderId);
       expect(requests.map((r) => json(r).idempotency_key)).toEqual(Array(MAX_ATTEMPTS).fill(id));
     });
   });

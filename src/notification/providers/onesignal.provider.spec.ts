@@ -1,54 +1,21 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { OneSignalProvider } from './onesignal.provider.js';
-import { ProviderError, type OutgoingMessage } from './provider.js';
+import { FakeApi, failure, type Answer, type Received } from '../../../test/fake-api.js';
+import type { OutgoingMessage } from './provider.js';
 
 const APP_ID = '8a1b2c3d-0000-4000-8000-00000000a11d';
 const KEY = 'os_v2_app_secretkey123';
 const USER_ID = '3d2b9a5e-1f4c-4b6e-9a7d-2c8e1f0a4b5c';
 const NOTIFICATION_ID = '5f0c7a4e-8f57-4a38-9d6e-1c1f4f0c2d11';
 
-interface Recorded {
-  method: string;
-  url: string;
-  headers: IncomingMessage['headers'];
+interface Recorded extends Received {
   json: Record<string, unknown>;
 }
-interface Answer {
-  status: number;
-  body: unknown;
-  contentType?: string;
-}
 
-// Stands in for api.onesignal.com: records each request, answers with `answer` (a
-// CreateNotificationSuccessResponse by default).
-class FakeOneSignal {
-  readonly requests: Recorded[] = [];
-  answer: (r: Recorded) => Answer = success;
-  private server!: Server;
-  url = '';
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const recorded = { method: req.method!, url: req.url!, headers: req.headers, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-        this.requests.push(recorded);
-        const a = this.answer(recorded);
-        res.writeHead(a.status, { 'Content-Type': a.contentType ?? 'application/json; charset=utf-8' });
-        res.end(typeof a.body === 'string' ? a.body : JSON.stringify(a.body));
-      });
-    });
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  stop(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+// Stands in for api.onesignal.com: answers with a CreateNotificationSuccessResponse by default.
+class FakeOneSignal extends FakeApi<Recorded> {
+  constructor() {
+    super(success, (r) => ({ ...r, json: r.text ? (JSON.parse(r.text) as Record<string, unknown>) : {} }));
   }
 }
 
@@ -62,15 +29,6 @@ function provider(settings: Record<string, unknown>, env: Record<string, string>
 
 function message(over: Partial<OutgoingMessage> = {}): OutgoingMessage {
   return { notificationId: NOTIFICATION_ID, channel: 'push', to: USER_ID, subject: 'Order shipped', body: 'Your order 42 is on its way', data: { orderId: '42' }, ...over };
-}
-
-async function failure(p: Promise<unknown>): Promise<ProviderError> {
-  const error = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ProviderError);
-  return error as ProviderError;
 }
 
 describe('OneSignalProvider', () => {

@@ -1,7 +1,6 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { ProviderError, type OutgoingMessage } from './provider.js';
+import { FakeApi, failure, type Answer, type Received } from '../../../test/fake-api.js';
+import type { OutgoingMessage } from './provider.js';
 import { TwilioProvider } from './twilio.provider.js';
 
 const SID = 'AC0123456789abcdef0123456789abcdef';
@@ -10,45 +9,18 @@ const FROM = '+15005550006';
 const WA_FROM = '+14155238886';
 const TO = '+14155552671';
 
-interface Recorded {
-  method: string;
-  url: string;
-  headers: IncomingMessage['headers'];
+interface Recorded extends Received {
   form: URLSearchParams;
 }
-interface Answer {
-  status: number;
-  body: unknown;
-  contentType?: string;
-}
 
-// Stands in for api.twilio.com: records each request, answers with `answer` (a Message
-// resource by default, as the real API does with 201 Created).
-class FakeTwilio {
-  readonly requests: Recorded[] = [];
-  answer: (r: Recorded) => Answer = (r) => ({ status: 201, body: messageResource(r.form) });
-  private server!: Server;
-  url = '';
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const recorded = { method: req.method!, url: req.url!, headers: req.headers, form: new URLSearchParams(Buffer.concat(chunks).toString('utf8')) };
-        this.requests.push(recorded);
-        const a = this.answer(recorded);
-        res.writeHead(a.status, { 'Content-Type': a.contentType ?? 'application/json' });
-        res.end(typeof a.body === 'string' ? a.body : JSON.stringify(a.body));
-      });
-    });
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  stop(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+// Stands in for api.twilio.com: answers with a Message resource by default, as the real API
+// does with 201 Created.
+class FakeTwilio extends FakeApi<Recorded> {
+  constructor() {
+    super(
+      (r) => ({ status: 201, body: messageResource(r.form) }),
+      (r) => ({ ...r, form: new URLSearchParams(r.text) }),
+    );
   }
 }
 
@@ -89,15 +61,6 @@ function provider(settings: Record<string, unknown>, env: Record<string, string>
 
 function message(over: Partial<OutgoingMessage> = {}): OutgoingMessage {
   return { notificationId: '5f0c7a4e-8f57-4a38-9d6e-1c1f4f0c2d11', channel: 'sms', to: TO, body: 'Your code is 123456', ...over };
-}
-
-async function failure(p: Promise<unknown>): Promise<ProviderError> {
-  const error = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ProviderError);
-  return error as ProviderError;
 }
 
 describe('TwilioProvider', () => {
