@@ -4,7 +4,7 @@ import type TestAgent from 'supertest/lib/agent.js';
 import { DataSource } from 'typeorm';
 import { DAY_MS, ManualClock } from '../src/clock/clock.js';
 import type { ApiKeyLocation } from '../src/config/settings.js';
-import { login, PASSWORD, registerStore, startApp, SUPER_ADMIN, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
+import { login, PASSWORD, registerStore, startApp, SUPER_ADMIN, uniqueEmail, type RegisteredStore, type TestApp, expectError } from './helpers.js';
 
 // API keys seen from a client of the real app: created with a login, shown once, used in place
 // of a login on the routes that accept them, scoped to their store and to their creator's rights,
@@ -20,10 +20,6 @@ const HOUR_MS = 3_600_000;
 const RECORD_KEYS = ['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'permissions', 'prefix', 'roles', 'storeId', 'userId'];
 
 type Res = { status: number; body: Record<string, unknown>; headers: Record<string, unknown> };
-
-function expectError(res: Res, status: number, errCode: string): void {
-  expect({ status: res.status, body: res.body }).toMatchObject({ status, body: { result: 'ERR', status, errCode } });
-}
 
 // A key is the credential by itself: nothing that would log the caller in is handed back.
 function expectNoLoginIssued(res: Res): void {

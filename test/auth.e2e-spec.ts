@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { DAY_MS, ManualClock } from '../src/clock/clock.js';
 import type { SettingsOverrides } from '../src/config/settings.js';
-import { login, PASSWORD, registerStore, startApp, SUPER_ADMIN, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
+import { login, PASSWORD, registerStore, startApp, SUPER_ADMIN, uniqueEmail, type RegisteredStore, type TestApp, expectError as expectErrorShape } from './helpers.js';
 
 // Login, logout, the current user, token locations, sessions, signing keys and login limits,
 // seen from a client of the real app.
@@ -54,7 +54,7 @@ function kidOf(token: string): string {
 }
 
 function expectError(res: { status: number; body: Record<string, unknown> }, status: number, errCode: string): void {
-  expect({ status: res.status, body: res.body }).toMatchObject({ status, body: { result: 'ERR', status, errCode } });
+  expectErrorShape(res, status, errCode);
   expect(typeof res.body.requestId).toBe('string');
 }
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { expect } from '@jest/globals';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent.js';
 import { createApp, type RunningApp } from '../src/app.js';
@@ -80,4 +81,20 @@ export async function login(http: TestAgent, username: string, password = PASSWO
   if (codename) req.set('svc-store-codename', codename);
   const res = await req.expect(200);
   return { accessToken: res.body.accessToken, userBucketToken: res.body.userBucketToken, sessionId: res.body.sessionId, userId: res.body.userId, body: res.body };
+}
+
+// The error shape with this status and errCode.
+export function expectError(res: { status: number; body: unknown }, status: number, errCode: string): void {
+  expect({ status: res.status, body: res.body }).toMatchObject({ status, body: { result: 'ERR', status, errCode } });
+}
+
+// Polls `probe` until it gives a value, or fails naming `what` after the deadline.
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }

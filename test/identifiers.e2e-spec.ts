@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import type { SettingsOverrides } from '../src/config/settings.js';
-import { PASSWORD, registerStore, startApp, unique, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
+import { PASSWORD, registerStore, startApp, unique, uniqueEmail, type RegisteredStore, type TestApp, expectError as expectErrorShape } from './helpers.js';
 
 // The spec's login-identifier rules, seen through POST /v1/registerstoreuser into a fresh store.
 // Mobile uniqueness is per store, so fixed numbers are safe in fresh stores.
@@ -36,7 +36,7 @@ async function storedRow(t: TestApp, id: string): Promise<{ email: string | null
 }
 
 function expectError(res: { status: number; body: Record<string, unknown> }, status: number, errCode: string, names?: RegExp): void {
-  expect({ status: res.status, body: res.body }).toMatchObject({ status, body: { result: 'ERR', status, errCode } });
+  expectErrorShape(res, status, errCode);
   if (names) expect(res.body.message).toMatch(names);
 }
 

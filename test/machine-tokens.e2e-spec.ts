@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ManualClock } from '../src/clock/clock.js';
 import type { SettingsOverrides } from '../src/config/settings.js';
 import { mintMachineToken } from '../src/m2m/machine-token.js';
-import { login, PASSWORD, registerStore, startApp, type RegisteredStore, type TestApp } from './helpers.js';
+import { login, PASSWORD, registerStore, startApp, type RegisteredStore, type TestApp, expectError } from './helpers.js';
 
 // Machine-to-machine tokens seen from another service: an Ed25519-signed token bound to the
 // exact request body, from a service listed in settings, valid 15 minutes; block and allow lists
@@ -20,11 +20,6 @@ const reports = generateKeyPairSync('ed25519');
 const impostor = generateKeyPairSync('ed25519');
 const pem = (key: KeyObject) => key.export({ type: 'spki', format: 'pem' }) as string;
 
-type Res = { status: number; body: Record<string, unknown> };
-
-function expectError(res: Res, status: number, errCode: string): void {
-  expect({ status: res.status, body: res.body }).toMatchObject({ status, body: { result: 'ERR', status, errCode } });
-}
 
 // The body as the exact bytes the token is made for, sent as they are.
 function post(t: TestApp, body: string, token?: string) {

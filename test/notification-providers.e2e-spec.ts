@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { FakeApi, type Received } from './fake-api.js';
 import type { DeliveryAttempt } from '../src/notification/notification.entity.js';
 import { NotificationService, type SendRequest } from '../src/notification/notification.service.js';
-import { PASSWORD, registerStore, startApp, unique, uniqueEmail, type TestApp } from './helpers.js';
+import { PASSWORD, registerStore, startApp, unique, uniqueEmail, type TestApp, waitFor } from './helpers.js';
 
 // SMS and WhatsApp (Twilio) and push (OneSignal) end to end: the real worker and the real SDKs,
 // pointed by providerSettings.apiBaseUrl at HTTP servers on 127.0.0.1 that stand in for the
@@ -33,16 +33,6 @@ const twilio = new FakeApi((r) => {
 const onesignal = new FakeApi(() => ({ status: 200, body: { id: 'b98881cc-1e94-4366-bbd9-db8f3429292b', external_id: null } }));
 
 // ---------------------------------------------------------------- polling and rows
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 interface Row {
   status: string;

@@ -9,7 +9,7 @@ import type { SettingsOverrides } from '../src/config/settings.js';
 import { NotificationEntity } from '../src/notification/notification.entity.js';
 import { NotificationService, type SendRequest } from '../src/notification/notification.service.js';
 import { NotificationWorker } from '../src/notification/notification.worker.js';
-import { login, PASSWORD, registerStore, startApp, unique, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
+import { login, PASSWORD, registerStore, startApp, unique, uniqueEmail, type RegisteredStore, type TestApp, waitFor } from './helpers.js';
 
 // Email notifications end to end: the real worker and the real SMTP provider (nodemailer)
 // deliver to a real SMTP server on 127.0.0.1, whose received messages are parsed and checked.
@@ -140,16 +140,6 @@ function start(c: NotificationConfig): Promise<TestApp> {
 }
 
 // ---------------------------------------------------------------- polling, rows, users
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 function row(t: TestApp, id: string): Promise<NotificationEntity | null> {
   return t.app.get(DataSource).getRepository(NotificationEntity).findOneBy({ id });
