@@ -112,7 +112,7 @@ export class ApiKeyService {
     };
     await this.cache.set(hash, session, expiresAt.getTime() - now.getTime());
     // Written once per validation (a day), not per request.
-    await this.repo.update({ id: record.id }, { lastUsedAt: now });
+    await this.repo.update({ storeId: record.storeId, id: record.id }, { lastUsedAt: now });
     return session;
   }
 

@@ -36,13 +36,13 @@ export class AuthenticationService {
   }
 
   async authenticate(req: ContextRequest, opts: { bucketToken?: boolean } = {}): Promise<{ session: SessionData; token: string }> {
-    const found = extractToken(req, this.tokenNames(req.ctx.store!), (v) => v.startsWith(this.apiKeyPrefix));
-    if (!found) throw new AppError('Unauthorized', 'no access token');
-    const claims = await this.tokens.verify(found.token);
+    const token = extractToken(req, this.tokenNames(req.ctx.store!), (v) => v.startsWith(this.apiKeyPrefix));
+    if (!token) throw new AppError('Unauthorized', 'no access token');
+    const claims = await this.tokens.verify(token);
     if (claims.use === 'bucket' && !opts.bucketToken) throw new AppError('Unauthorized', 'a bucket token is not an access token');
     const session = await this.sessions.get(claims.storeId, claims.sessionId);
     if (!session || session.userId !== claims.userId) throw new AppError('Unauthorized', 'the session has ended');
-    return { session, token: found.token };
+    return { session, token };
   }
 
   // The session if the request carries a valid token, otherwise nothing (logout).

@@ -2,8 +2,6 @@ import { parse as parseCookie } from 'cookie';
 import type { ApiKeySettings } from '../config/settings.js';
 import type { Request } from 'express';
 
-export type TokenSource = 'query' | 'bearer' | 'header' | 'cookie';
-
 // `<project>-access-token` at root, `<project>-access-token-<codename>` for a store.
 export function accessTokenName(project: string, codename: string, rootCodename: string): string {
   return codename === rootCodename ? `${project}-access-token` : `${project}-access-token-${codename}`;
@@ -15,8 +13,8 @@ export function extractApiKey(req: Request, settings: ApiKeySettings, keyPrefix:
   const { location, fieldName } = settings;
   let value: unknown;
   if (location === 'bearer') {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-    value = match?.[1].startsWith(keyPrefix) ? match[1] : undefined;
+    const bearer = bearerValue(req);
+    value = bearer?.startsWith(keyPrefix) ? bearer : undefined;
   } else if (location === 'header') value = req.headers[fieldName.toLowerCase()];
   else if (location === 'query') value = req.query?.[fieldName];
   else if (location === 'cookie') value = req.headers.cookie ? parseCookie(req.headers.cookie)[fieldName] : undefined;
@@ -27,25 +25,24 @@ export function extractApiKey(req: Request, settings: ApiKeySettings, keyPrefix:
 // The spec's order: query `access_token`, `Authorization: Bearer`, the custom header, the
 // cookie. The first place that holds a token decides; a bad token there is not retried elsewhere.
 // `isApiKey` recognises a bearer value that is an API key, not a JWT.
-export function extractToken(req: Request, names: string[], isApiKey: (value: string) => boolean = () => false): { token: string; source: TokenSource } | undefined {
+export function extractToken(req: Request, names: string[], isApiKey: (value: string) => boolean = () => false): string | undefined {
   const query = req.query?.access_token;
-  if (typeof query === 'string' && query) return { token: query, source: 'query' };
-
-  const auth = req.headers.authorization;
-  if (auth) {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-    if (match && !isApiKey(match[1])) return { token: match[1], source: 'bearer' };
-  }
+  if (typeof query === 'string' && query) return query;
+  const bearer = bearerValue(req);
+  if (bearer && !isApiKey(bearer)) return bearer;
   for (const name of names) {
     const header = req.headers[name];
-    if (typeof header === 'string' && header) return { token: header, source: 'header' };
+    if (typeof header === 'string' && header) return header;
   }
   if (req.headers.cookie) {
     const cookies = parseCookie(req.headers.cookie);
     for (const name of names) {
-      const value = cookies[name];
-      if (value) return { token: value, source: 'cookie' };
+      if (cookies[name]) return cookies[name];
     }
   }
   return undefined;
+}
+
+function bearerValue(req: Request): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
 }

@@ -9,12 +9,6 @@ export function hasAdminRole(roles: readonly string[]): boolean {
   return roles.some((r) => (ADMIN_ROLES as readonly string[]).includes(r));
 }
 
-export const BUILT_IN_ROLES = new Set<string>([
-  ...Object.values(SAAS_ROLES),
-  ...Object.values(TENANT_ROLES),
-  ...Object.values(SINGLE_TENANT_ROLES),
-]);
-
 // Each built-in role with the lesser roles of its level it includes: a caller may act (e.g.
 // through an API key) with any of these, never with a role above or beside its own.
 const INCLUDED_ROLES: ReadonlyMap<string, readonly string[]> = new Map<string, readonly string[]>([
