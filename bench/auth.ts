@@ -1,166 +1,203 @@
-// Requests per second of one route authenticated by an API key against the same route with a
-// login's JWT. Boots the real app on the embedded database (in memory), on 127.0.0.1 only, with
-// Redis only when REDIS_URL is set. Bounded: a fixed number of requests per variant and a deadline.
+// The authenticated route and login against a raw node:http floor, side by side in one run.
 //
-//   npm run bench:auth          (BENCH_REQUESTS, BENCH_CONCURRENCY to change the defaults)
+//   npm run bench:auth                 embedded database (DATABASE_URL unset) or PostgreSQL
+//   DATABASE_URL=postgres://…/<a database for the bench only> REDIS_URL=redis://… npm run bench:auth
+//
+// 1. Starts the service in its own process (bench/sut-server.ts) on 127.0.0.1.
+// 2. Runs the shared harness (../shared/bench/run-auth.mjs, or BENCH_HARNESS) with its `floor`
+//    target and the service, rounds interleaved: `GET /auth-api/currentuser` with a Bearer JWT
+//    over 100 sessions, and login; it prints sut/floor and the login's sut/hash-bound.
+// 3. Runs the same route with an API key and with a JWT, interleaved, against the service only;
+//    the key's ratio to the floor is the harness's JWT ratio times key/JWT from this step.
+// Harness settings pass through (C, D, R, LC, LD, LR, WARMUP); SCENARIOS=auth skips login.
+import autocannon from 'autocannon';
+import bcrypt from 'bcrypt';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { performance } from 'node:perf_hooks';
-import { createApp, type RunningApp } from '../src/app.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const REQUESTS = positiveInt('BENCH_REQUESTS', 2000);
-const CONCURRENCY = positiveInt('BENCH_CONCURRENCY', 20);
-const WARMUP = 300;
-const REQUEST_TIMEOUT_MS = 10_000;
-// Whole run, boot included: past it the bench stops and says so.
-const DEADLINE = performance.now() + 5 * 60_000;
-const ROUTE = '/auth-api/v1/users?pageRowCount=1';
+const HERE = path.dirname(fileURLToPath(import.meta.url)); // dist/bench
+const ROOT = path.resolve(HERE, '../..');
+const HARNESS = process.env.BENCH_HARNESS ?? path.resolve(ROOT, '../shared/bench/run-auth.mjs');
+const ROUTE = '/auth-api/currentuser';
 const PASSWORD = 'bench password 1234';
+const SESSIONS = 100;
+const CONNECTIONS = Number(process.env.C ?? 64);
+const SECONDS = Number(process.env.D ?? 10);
+const ROUNDS = Number(process.env.R ?? 3);
+const children: ChildProcess[] = [];
 
-function positiveInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  const value = raw === undefined ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > 1_000_000) throw new Error(`${name} must be an integer from 1 to 1000000`);
-  return value;
+function stopChildren(): void {
+  for (const c of children) if (c.exitCode === null && c.pid) process.kill(c.pid, 'SIGTERM');
+}
+process.on('exit', stopChildren);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
+
+// Median time of one bcrypt compare at the service's cost, measured before anything starts.
+async function hashMs(cost: number): Promise<number> {
+  const hash = await bcrypt.hash(PASSWORD, cost);
+  const times: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const t0 = performance.now();
+    await bcrypt.compare(PASSWORD, hash);
+    times.push(performance.now() - t0);
+  }
+  return times.sort((a, b) => a - b)[2];
 }
 
-interface Reply {
-  status: number;
-  body: string;
+let serviceErr = '';
+
+// The service's event-loop delay since the previous call (see bench/sut-server.ts).
+async function loopDelay(pid: number): Promise<string> {
+  const before = serviceErr.length;
+  process.kill(pid, 'SIGUSR2');
+  for (let i = 0; i < 50 && !serviceErr.slice(before).includes('\n'); i++) await new Promise((r) => setTimeout(r, 20));
+  return /event-loop delay (.*)/.exec(serviceErr.slice(before))?.[1] ?? '?';
 }
 
-function send(agent: http.Agent, port: number, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<Reply> {
-  const payload = body === undefined ? undefined : JSON.stringify(body);
+function startService(): Promise<{ port: number; pid: number; bootMs: number }> {
+  const child = spawn(process.execPath, ['--enable-source-maps', path.join(HERE, 'sut-server.js')], {
+    env: { ...process.env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  children.push(child);
   return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        method,
-        path,
-        agent,
-        timeout: REQUEST_TIMEOUT_MS,
-        headers: payload === undefined ? headers : { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer in ${REQUEST_TIMEOUT_MS} ms`)));
-    req.on('error', reject);
-    req.end(payload);
+    let err = '';
+    const timer = setTimeout(() => reject(new Error(`the service did not start in 120 s: ${err.slice(-2000)}`)), 120_000);
+    child.stderr!.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+      serviceErr = err;
+      const m = /listening (\d+) (\d+)/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ port: Number(m[1]), pid: child.pid!, bootMs: Number(m[2]) });
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`the service exited (${code}): ${err.slice(-2000)}`)));
   });
 }
 
-async function expectJson(reply: Promise<Reply>, status: number, what: string): Promise<Record<string, any>> {
-  const r = await reply;
-  if (r.status !== status) throw new Error(`${what}: expected ${status}, got ${r.status}: ${r.body.slice(0, 300)}`);
-  return JSON.parse(r.body) as Record<string, any>;
+function runHarness(args: string[]): Promise<number> {
+  const child = spawn(process.execPath, ['--import', path.join(HERE, 'resolve-from-project.js'), HARNESS, ...args], { stdio: 'inherit', env: process.env });
+  children.push(child);
+  return new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
 }
 
-interface Measure {
-  requests: number;
-  ms: number;
-  latencies: number[];
+async function call(port: number, method: string, route: string, headers: Record<string, string>, body?: unknown, expect = 200): Promise<any> {
+  const res = await fetch(`http://127.0.0.1:${port}${route}`, {
+    method,
+    headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  if (res.status !== expect) throw new Error(`${method} ${route}: expected ${expect}, got ${res.status}: ${text.slice(0, 300)}`);
+  return JSON.parse(text);
 }
 
-// `count` GETs of the route, `CONCURRENCY` at a time; any answer but 200 stops the bench.
-async function run(agent: http.Agent, port: number, headers: Record<string, string>, count: number): Promise<Measure> {
-  let issued = 0;
-  const latencies: number[] = [];
-  const started = performance.now();
-  const worker = async () => {
-    while (issued < count) {
-      if (performance.now() > DEADLINE) throw new Error('deadline passed: the machine is too busy for a meaningful figure');
-      issued++;
-      const t0 = performance.now();
-      const r = await send(agent, port, 'GET', ROUTE, headers);
-      latencies.push(performance.now() - t0);
-      if (r.status !== 200) throw new Error(`GET ${ROUTE}: expected 200, got ${r.status}: ${r.body.slice(0, 300)}`);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, count) }, worker));
-  return { requests: count, ms: performance.now() - started, latencies };
+// user+system CPU of one process, in microseconds
+function cpuMicros(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / 100;
 }
 
-function combine(parts: Measure[]): { rps: number; p50: number; p99: number } {
-  const requests = parts.reduce((n, p) => n + p.requests, 0);
-  const ms = parts.reduce((n, p) => n + p.ms, 0);
-  const sorted = parts.flatMap((p) => p.latencies).sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-  return { rps: Math.round((requests / ms) * 1000), p50: at(0.5), p99: at(0.99) };
+interface Round {
+  rps: number;
+  p99: number;
+  cpuPerReq: number;
+  failed: number;
 }
+
+async function round(port: number, pid: number, headers: Record<string, string>, seconds: number): Promise<Round> {
+  const cpu0 = cpuMicros(pid);
+  const r = await autocannon({ url: `http://127.0.0.1:${port}${ROUTE}`, connections: CONNECTIONS, duration: seconds, headers });
+  const cpu = cpuMicros(pid) - cpu0;
+  return { rps: r.requests.average, p99: r.latency.p99, cpuPerReq: cpu / Math.max(1, r.requests.total), failed: r.non2xx + r.errors + r.timeouts };
+}
+
+// Resident memory of a process now and at its peak, in MB.
+function memoryMb(pid: number): { rss: number; peak: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rss: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024) };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
-  const running: RunningApp = await createApp({
-    env: {
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'silent',
-      DATA_DIR: ':memory:',
-      SUPER_ADMIN_PASSWORD: randomBytes(12).toString('hex'),
-      REDIS_URL: process.env.REDIS_URL,
-    },
-    // one registration and one login here; counters other runs left in a shared Redis must not stop it
-    settings: {
-      rateLimits: {
-        registration: { points: 1_000_000, durationSeconds: 1 },
-        loginPerIp: { points: 1_000_000, durationSeconds: 1 },
-        loginPerUsername: { points: 1_000_000, durationSeconds: 1 },
-      },
-    },
-  });
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  try {
-    await running.app.listen(0, '127.0.0.1');
-    const { port } = running.app.getHttpServer().address() as AddressInfo;
+  const mode = process.env.DATABASE_URL ? 'postgres' : 'embedded';
+  const cost = Number(process.env.BCRYPT_COST ?? 10); // as bench/sut-server.ts
+  const hash = await hashMs(cost);
+  const { port, pid, bootMs } = await startService();
+  const out = path.join(ROOT, 'bench', 'results', `auth-${mode}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  await new Promise((r) => setTimeout(r, 3000)); // idle after boot
+  const idle = memoryMb(pid);
+  process.stdout.write(
+    `service: ${mode} database, ${process.env.REDIS_URL ? 'Redis' : 'no Redis'}, pid ${pid}, booted in ${bootMs} ms, idle RSS ${idle.rss} MB (peak so far ${idle.peak} MB); bcrypt cost ${cost}: ${hash.toFixed(1)} ms/compare\n`,
+  );
 
-    const email = `bench-${randomBytes(4).toString('hex')}@example.com`;
-    const registered = await expectJson(
-      send(agent, port, 'POST', '/auth-api/v1/registerstoreowner', {}, { email, password: PASSWORD, fullname: 'Bench Owner', store: { name: `Bench ${randomBytes(3).toString('hex')}` } }),
-      201,
-      'register a store',
-    );
-    const codename: string = registered.store.codename;
-    const store = { 'svc-store-codename': codename };
-    const session = await expectJson(send(agent, port, 'POST', '/auth-api/login', store, { username: email, password: PASSWORD }), 200, 'log in');
-    const jwt = { ...store, authorization: `Bearer ${session.accessToken}` };
-    const created = await expectJson(send(agent, port, 'POST', '/auth-api/v1/apikeys', jwt, { name: 'bench' }), 201, 'create an API key');
-    const key = { ...store, authorization: `Bearer ${created.apiKey.key}` };
-    // the key without the store named: its store is resolved from the key
-    const keyOnly = { authorization: `Bearer ${created.apiKey.key}` };
-
-    const variants = { key, keyOnly, jwt };
-    for (const headers of Object.values(variants)) await run(agent, port, headers, WARMUP);
-
-    // Two rounds in alternating order, half the requests each, so drift in machine load spreads evenly.
-    const results: Record<keyof typeof variants, Measure[]> = { key: [], keyOnly: [], jwt: [] };
-    const half = Math.ceil(REQUESTS / 2);
-    for (const order of [['key', 'keyOnly', 'jwt'], ['jwt', 'keyOnly', 'key']] as Array<Array<keyof typeof variants>>) {
-      for (const name of order) results[name].push(await run(agent, port, variants[name], half));
-    }
-
-    const k = combine(results.key);
-    const ko = combine(results.keyOnly);
-    const j = combine(results.jwt);
-    const ms = (v: number) => v.toFixed(1);
-    process.stdout.write(
-      `GET /auth-api/v1/users  api key: ${k.rps} req/s  jwt: ${j.rps} req/s\n` +
-        `  (${half * 2} requests each, concurrency ${CONCURRENCY}, after ${WARMUP} warm-up; ${running.config.env.REDIS_URL ? 'Redis' : 'in-process'} session cache, embedded database)\n` +
-        `  api key, store named:     p50 ${ms(k.p50)} ms  p99 ${ms(k.p99)} ms\n` +
-        `  api key, store from key:  ${ko.rps} req/s  p50 ${ms(ko.p50)} ms  p99 ${ms(ko.p99)} ms\n` +
-        `  jwt:                      p50 ${ms(j.p50)} ms  p99 ${ms(j.p99)} ms\n`,
-    );
-  } finally {
-    agent.destroy();
-    await running.close();
+  // A login queued behind others at the hash bound takes seconds: a 2 s warm-up may see none end.
+  process.env.WARMUP ??= '4';
+  const harness = async (scenario: string, file: string) => {
+    const code = await runHarness([
+      '--targets', 'floor,sut',
+      '--scenarios', scenario,
+      '--sut-url', `http://127.0.0.1:${port}`,
+      '--sut-pid', String(pid),
+      '--sessions', String(SESSIONS),
+      '--sut-hash-ms', hash.toFixed(1),
+      '--out', file,
+    ]);
+    if (code !== 0 && code !== 2) throw new Error(`the harness failed (exit ${code})`);
+  };
+  const scenarios = (process.env.SCENARIOS ?? 'auth,login').split(',');
+  let jwtToFloor: number | undefined;
+  if (scenarios.includes('auth')) {
+    await harness('auth', out);
+    jwtToFloor = JSON.parse(fs.readFileSync(out, 'utf8')).ratios?.auth?.['sut/floor'];
   }
+  // Login alone, so that the event loop's delay is the login storm's.
+  if (scenarios.includes('login')) {
+    await loopDelay(pid);
+    await harness('login', out.replace(/\.json$/, '-login.json'));
+    process.stdout.write(`service event-loop delay during the login scenario: ${await loopDelay(pid)}\n`);
+  }
+  if (!scenarios.includes('auth')) return stopChildren();
+
+  // API key against JWT on the same route, same service, interleaved.
+  const email = `key-${randomBytes(4).toString('hex')}@example.com`;
+  const registered = await call(port, 'POST', '/auth-api/v1/registerstoreowner', {}, { email, password: PASSWORD, fullname: 'Bench Owner', store: { name: `Bench ${randomBytes(3).toString('hex')}` } }, 201);
+  const store = { 'svc-store-codename': registered.store.codename as string };
+  const session = await call(port, 'POST', '/auth-api/login', store, { username: email, password: PASSWORD });
+  const jwt = { ...store, authorization: `Bearer ${session.accessToken}` };
+  const created = await call(port, 'POST', '/auth-api/v1/apikeys', jwt, { name: 'bench' }, 201);
+  const key = { ...store, authorization: `Bearer ${created.apiKey.key}` };
+  await call(port, 'GET', ROUTE, key);
+  const seconds = Math.max(2, Math.round(SECONDS / 2));
+  await round(port, pid, key, 2);
+  const runs: Record<'jwt' | 'key', Round[]> = { jwt: [], key: [] };
+  for (let i = 0; i < ROUNDS; i++) {
+    runs.jwt.push(await round(port, pid, jwt, seconds));
+    runs.key.push(await round(port, pid, key, seconds));
+  }
+  const line = (name: 'jwt' | 'key') => {
+    const rs = runs[name];
+    return `${median(rs.map((r) => r.rps)).toFixed(0)} req/s, p99 ${median(rs.map((r) => r.p99))} ms, ${median(rs.map((r) => r.cpuPerReq)).toFixed(0)} µs CPU/req, ${rs.reduce((n, r) => n + r.failed, 0)} failed`;
+  };
+  const keyToJwt = median(runs.key.map((r) => r.rps)) / median(runs.jwt.map((r) => r.rps));
+  process.stdout.write(
+    `\n${ROUTE}, service only, ${CONNECTIONS} connections, ${ROUNDS} x ${seconds} s interleaved (${mode}):\n` +
+      `  Bearer JWT: ${line('jwt')}\n  API key:    ${line('key')}\n` +
+      `  key/JWT ${keyToJwt.toFixed(2)}; key/floor ≈ ${jwtToFloor === undefined ? '?' : (jwtToFloor * keyToJwt).toFixed(2)} (JWT sut/floor ${jwtToFloor?.toFixed(2) ?? '?'} from the harness)\n` +
+      `raw results: ${path.relative(ROOT, out)}\n`,
+  );
+  stopChildren();
 }
 
 main().catch((error: unknown) => {
   process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
+  process.exitCode = 1;
+  stopChildren();
 });

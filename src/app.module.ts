@@ -1,6 +1,8 @@
 import { Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
+import { AccessModule } from './access/access.module.js';
+import { AntiBotModule } from './antibot/antibot.module.js';
 import { ApiKeyModule } from './apikey/api-key.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { M2mModule } from './m2m/m2m.module.js';
@@ -11,45 +13,61 @@ import { EnvelopeInterceptor } from './common/envelope.js';
 import { ErrorFilter } from './common/error.filter.js';
 import { jsonBody } from './common/http-middleware.js';
 import { PolicyAudit } from './common/policy-audit.js';
-import { loggerOptions } from './common/logging.js';
+import { loggerOptions, type LogStream } from './common/logging.js';
 import { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
+import { EventChannelModule } from './events/event-channel.module.js';
 import { EventsModule } from './events/events.module.js';
 import { HealthModule } from './health/health.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 import { NotificationModule } from './notification/notification.module.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
+import { REALTIME_FORM_ROUTES } from './realtime/realtime.controller.js';
+import { RealtimeModule } from './realtime/realtime.module.js';
 import { RedisModule } from './redis/redis.module.js';
 import { RegistrationModule } from './registration/registration.module.js';
 import { SeedModule } from './seed/seed.module.js';
+import { FORM_POST_CALLBACKS, SocialModule } from './social/social.module.js';
+import { SsoModule } from './sso/sso.module.js';
 import { StoreModule } from './store/store.module.js';
 import { TenancyMiddleware } from './tenancy/tenancy.middleware.js';
 import { UserAdminModule } from './user-admin/user-admin.module.js';
+import { VerificationModule } from './verification/verification.module.js';
 
 @Module({})
 export class AppModule implements NestModule {
-  static forRoot(config: AppConfig, databaseUrl: string, clock?: Clock): DynamicModule {
+  static forRoot(config: AppConfig, databaseUrl: string, clock?: Clock, logStream?: LogStream, extra: unknown[] = []): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config, clock),
-        LoggerModule.forRoot(loggerOptions(config)),
+        LoggerModule.forRoot(loggerOptions(config, logStream)),
         DatabaseModule.forRoot(databaseUrl),
         DiscoveryModule,
         RedisModule,
         RateLimitModule,
+        AntiBotModule,
         EventsModule,
+        EventChannelModule,
         AvatarModule,
         StoreModule,
         RegistrationModule,
         AuthModule,
+        SocialModule,
+        SsoModule,
+        VerificationModule,
         UserAdminModule,
         BucketModule,
         NotificationModule,
+        RealtimeModule,
         M2mModule,
         ApiKeyModule,
         SeedModule,
         HealthModule,
+        AccessModule,
+        ...(extra as DynamicModule[]),
+        MetricsModule,
       ],
       providers: [
         PolicyAudit,
@@ -62,6 +80,6 @@ export class AppModule implements NestModule {
   // After the logger's middleware (so every request is logged with its id): JSON bodies, then
   // the tenant.
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(jsonBody(), TenancyMiddleware).forRoutes({ path: '{*splat}', method: RequestMethod.ALL });
+    consumer.apply(jsonBody({ formRoutes: REALTIME_FORM_ROUTES, formPaths: FORM_POST_CALLBACKS }), TenancyMiddleware).forRoutes({ path: '{*splat}', method: RequestMethod.ALL });
   }
 }

@@ -1,13 +1,19 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
+import { corsMiddleware } from './common/cors.js';
 import { requestContext } from './common/http-middleware.js';
+import { securityHeaders } from './common/security-headers.js';
 import { StrictValidationPipe } from './common/validation.js';
 import { AppConfig, type ConfigSources } from './config/app-config.js';
+import { CorsPolicy } from './config/cors.js';
 import { EmbeddedPostgres } from './database/embedded-postgres.js';
+import { Metrics } from './metrics/metrics.service.js';
+import { buildOpenApiDocument } from './openapi/openapi.js';
+import { EventsIoAdapter } from './events/events-io.adapter.js';
 
 export interface RunningApp {
   app: NestExpressApplication;
@@ -21,7 +27,7 @@ export async function createApp(sources: ConfigSources = {}): Promise<RunningApp
   const config = AppConfig.load(sources);
   const embedded = config.embeddedDatabase ? await EmbeddedPostgres.start(config.env.DATA_DIR) : undefined;
   try {
-    const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, config.env.DATABASE_URL ?? embedded!.url, sources.clock), {
+    const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, config.env.DATABASE_URL ?? embedded!.url, sources.clock, sources.logStream, sources.imports), {
       bodyParser: false, // jsonBody() parses, with our limit and error shape
       bufferLogs: true,
       abortOnError: false,
@@ -30,19 +36,14 @@ export async function createApp(sources: ConfigSources = {}): Promise<RunningApp
     app.disable('x-powered-by');
     if (config.env.TRUST_PROXY) app.set('trust proxy', trustProxy(config.env.TRUST_PROXY));
     app.use(requestContext);
+    app.use(securityHeaders());
+    app.use(corsMiddleware(app.get(CorsPolicy)));
+    app.use(app.get(Metrics).httpMiddleware());
+    app.useWebSocketAdapter(new EventsIoAdapter(app, config, app.get(CorsPolicy)));
     const { location, fieldName } = config.settings.apiKeys;
     app.useGlobalPipes(new StrictValidationPipe(location === 'body' || location === 'query' ? [fieldName] : []));
 
-    const document = SwaggerModule.createDocument(
-      app,
-      new DocumentBuilder()
-        .setTitle('Identity, store-tenant and realtime event service')
-        .setVersion(config.env.APP_VERSION)
-        .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
-        .addGlobalParameters({ name: `${config.env.PROJECT_CODENAME}-store-codename`, in: 'header', required: false, description: 'Targeted store (tenant); root when absent.' })
-        .build(),
-    );
-    SwaggerModule.setup('docs', app, document);
+    if (config.docsEnabled) SwaggerModule.setup('docs', app, buildOpenApiDocument(app, config));
     try {
       await app.init();
     } catch (error) {

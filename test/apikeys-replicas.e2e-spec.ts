@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { login, PASSWORD, registerStore, startApp, SUPER_ADMIN, type RegisteredStore, type TestApp } from './helpers.js';
+import { login, PASSWORD, registerStore, startApp, SUPER_ADMIN, type RegisteredStore, type TestApp, describeWithRedis } from './helpers.js';
 
 // API keys on two instances of the service sharing one database and one Redis: a key's session
 // cached by one instance ends there as soon as the other deletes the key or deactivates its owner.
@@ -10,7 +10,6 @@ const HEADER = 'svc-store-codename';
 
 // Without Redis each instance caches API-key sessions in its own memory for up to a day (by
 // design), so a deletion on one cannot reach the other.
-const describeWithRedis = process.env.REDIS_URL ? describe : describe.skip;
 
 describeWithRedis('API keys on two replicas (needs REDIS_URL: the key-session cache is per instance without it)', () => {
   let a: TestApp;

@@ -134,24 +134,73 @@ describe('API keys (bearer location, the default)', () => {
     expectNoLoginIssued(made);
   });
 
-  it('routes that do not accept keys answer 401 PrincipalNotAccepted, with or without the store named', async () => {
+  it('routes that create or delete keys, change passwords or list sessions answer 401 PrincipalNotAccepted, with or without the store named', async () => {
     const { store, token } = await ownerOfNewStore(t);
-    const { key } = await newKey(t, store, token);
+    const { key, id } = await newKey(t, store, token);
     const bearer = `Bearer ${key}`;
     for (const named of [false, true]) {
       const withStore = <T extends { set(name: string, value: string): T }>(req: T) => (named ? req.set(HEADER, store.codename) : req);
-      expectError(await withStore(t.http.get('/auth-api/currentuser').set('Authorization', bearer)), 401, 'PrincipalNotAccepted');
-      expectError(await withStore(t.http.get('/notifications').set('Authorization', bearer)), 401, 'PrincipalNotAccepted');
       expectError(await withStore(t.http.post(KEYS).set('Authorization', bearer)).send({ name: 'key from a key' }), 401, 'PrincipalNotAccepted');
-      expectError(await withStore(t.http.get(KEYS).set('Authorization', bearer)), 401, 'PrincipalNotAccepted');
-      expectError(await withStore(t.http.patch(`${USERS}/${store.ownerId}`).set('Authorization', bearer)).send({ fullname: 'Renamed' }), 401, 'PrincipalNotAccepted');
-      expectError(await withStore(t.http.delete(`${USERS}/${store.ownerId}`).set('Authorization', bearer)), 401, 'PrincipalNotAccepted');
+      expectError(await withStore(t.http.delete(`${KEYS}/${id}`).set('Authorization', bearer)), 401, 'PrincipalNotAccepted');
+      expectError(await withStore(t.http.patch(`${USERS}/${store.ownerId}`).set('Authorization', bearer)).send({ password: 'taken over by a key', currentPassword: PASSWORD }), 401, 'PrincipalNotAccepted');
+      expectError(await withStore(t.http.get('/auth-api/sessions').set('Authorization', bearer)), 401, 'PrincipalNotAccepted');
+      expectError(await withStore(t.http.delete('/auth-api/sessions').set('Authorization', bearer)), 401, 'PrincipalNotAccepted');
     }
-    // nothing was created or changed by those calls
+    // nothing was created, deleted or changed by those calls
     const keys = await listKeys(t, store, token).expect(200);
     expect(keys.body.apiKeys).toHaveLength(1);
-    const me = await t.http.get(`${USERS}/${store.ownerId}`).set('Authorization', bearer).expect(200);
-    expect(me.body.user.fullname).toBe('Store Owner');
+    await login(t.http, store.ownerEmail, PASSWORD, store.codename);
+  });
+
+  it('a key goes where a login of its roles goes: current user, users, notifications, avatar upload, key listing', async () => {
+    const { store, token } = await ownerOfNewStore(t);
+    const member = await userOf(t, store);
+    const { key, id } = await newKey(t, store, token);
+    const bearer = `Bearer ${key}`;
+
+    // the key's session; no access token is handed out
+    const me = await t.http.get('/auth-api/currentuser').set('Authorization', bearer).expect(200);
+    expect(me.body).toEqual({ sessionId: id, userId: store.ownerId, email: store.ownerEmail, fullname: 'Store Owner', roleId: 'tenantOwner', tenantId: store.storeId });
+    expectNoLoginIssued(me);
+
+    const inbox = await t.http.get('/notifications').set('Authorization', bearer).expect(200);
+    expect(inbox.body).toMatchObject({ status: 'OK' });
+    await t.http.get('/notifications/unread').set('Authorization', bearer).expect(200);
+
+    const keys = await t.http.get(KEYS).set('Authorization', bearer).expect(200);
+    expect(keys.body.apiKeys.map((k: { id: string }) => k.id)).toEqual([id]);
+
+    const renamed = await t.http.patch(`${USERS}/${member.id}`).set('Authorization', bearer).send({ fullname: 'Renamed By Key' }).expect(200);
+    expect(renamed.body.user.fullname).toBe('Renamed By Key');
+
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+    const uploaded = await t.http.post('/auth-api/bucket/userAvatars/upload').set('Authorization', bearer).attach('file', png, { filename: 'a.png', contentType: 'image/png' });
+    expect(uploaded.status).toBeLessThan(300);
+
+    await t.http.delete(`${USERS}/${member.id}`).set('Authorization', bearer).expect(200);
+    expectError(await t.http.get(`${USERS}/${member.id}`).set('Authorization', bearer), 404, 'UserNotFound');
+  });
+
+  it('a key of a user without an admin role keeps to that user', async () => {
+    const { store } = await ownerOfNewStore(t);
+    const member = await userOf(t, store);
+    const { key } = await newKey(t, store, member.token);
+    const bearer = `Bearer ${key}`;
+    const me = await t.http.get('/auth-api/currentuser').set('Authorization', bearer).expect(200);
+    expect(me.body).toMatchObject({ userId: member.id, roleId: 'tenantUser' });
+    expectError(await t.http.get(USERS).set('Authorization', bearer), 403, 'Forbidden');
+    expectError(await t.http.delete(`${USERS}/${store.ownerId}`).set('Authorization', bearer), 403, 'Forbidden');
+    expectError(await t.http.patch(`${USERS}/${store.ownerId}`).set('Authorization', bearer).send({ fullname: 'Nope' }), 403, 'Forbidden');
+  });
+
+  it('/currentuser with an unknown key, or a key of another store, answers 401 No login found', async () => {
+    const { store, token } = await ownerOfNewStore(t);
+    const other = await registerStore(t.http);
+    const { key } = await newKey(t, store, token);
+    const unknown = await t.http.get('/auth-api/currentuser').set('Authorization', `Bearer sk_svc_${'0'.repeat(48)}`);
+    expect({ status: unknown.status, body: unknown.body }).toEqual({ status: 401, body: { status: 'ERR', message: 'No login found' } });
+    const elsewhere = await t.http.get('/auth-api/currentuser').set(HEADER, other.codename).set('Authorization', `Bearer ${key}`);
+    expect({ status: elsewhere.status, body: elsewhere.body }).toEqual({ status: 401, body: { status: 'ERR', message: 'No login found' } });
   });
 
   it('an unknown key, or a bearer value that is not a key (read as a JWT), → 401', async () => {
@@ -224,6 +273,28 @@ describe('API keys (bearer location, the default)', () => {
     await t.http.get(own).set('Authorization', `Bearer ${memberKey.key}`).expect(200);
     await del(store.codename, token, memberKey.id).expect(200);
     expectError(await t.http.get(own).set('Authorization', `Bearer ${memberKey.key}`), 401, 'Unauthorized');
+  });
+
+  it('delete: a tenantAdmin cannot delete the tenantOwner\'s key (403), only keys of users it may manage', async () => {
+    const { store, token } = await ownerOfNewStore(t);
+    const adminEmail = uniqueEmail();
+    await t.http.post(CREATE_USER).set(HEADER, store.codename).set('Authorization', `Bearer ${token}`).send({ email: adminEmail, password: PASSWORD, fullname: 'Admin', roleId: 'tenantAdmin' }).expect(201);
+    const admin = (await login(t.http, adminEmail, PASSWORD, store.codename)).accessToken;
+    const member = await userOf(t, store);
+    const ownerKey = await newKey(t, store, token);
+    const memberKey = await newKey(t, store, member.token);
+    const del = (bearer: string, id: string) => t.http.delete(`${KEYS}/${id}`).set(HEADER, store.codename).set('Authorization', `Bearer ${bearer}`);
+
+    expectError(await del(admin, ownerKey.id), 403, 'Forbidden');
+    await usersWithKey(t.http, ownerKey.key).expect(200); // still works
+    await del(admin, memberKey.id).expect(200); // a tenantUser's key: the admin manages that user
+    expectError(await usersWithKey(t.http, memberKey.key), 401, 'Unauthorized');
+
+    // the same rule as for the user: the admin may not change the owner either
+    expectError(await t.http.patch(`${USERS}/${store.ownerId}`).set(HEADER, store.codename).set('Authorization', `Bearer ${admin}`).send({ fullname: 'Taken over' }), 403, 'Forbidden');
+    // the super administrator may
+    const superAdmin = (await login(t.http, SUPER_ADMIN.username, SUPER_ADMIN.password)).accessToken;
+    await del(superAdmin, ownerKey.id).expect(200);
   });
 
   it('rights: never more than the creator\'s roles, and no permissions; a narrower key is held to its roles', async () => {

@@ -11,9 +11,11 @@ const BRIEF = '/auth-api/v1/briefstores';
 function expectError(res: Response, status: number, errCode?: string): void {
   expect(res.status).toBe(status);
   expect(res.headers['content-type']).toMatch(/^application\/json/);
-  expect(Object.keys(res.body).sort()).toEqual(['errCode', 'message', 'requestId', 'result', 'status']);
+  const keys = ['errCode', 'message', 'requestId', 'result', 'status'];
+  expect(Object.keys(res.body).sort()).toEqual(res.body.detail === undefined ? keys : ['detail', ...keys]);
   expect(res.body).toMatchObject({ result: 'ERR', status });
-  expect(typeof res.body.message).toBe('string');
+  // One language: the catalogue's message code, never a sentence.
+  expect(res.body.message).toMatch(/^errMsg_[A-Za-z]+$/);
   expect(typeof res.body.errCode).toBe('string');
   expect(res.body.requestId).toBe(res.headers['x-request-id']);
   if (errCode) expect(res.body.errCode).toBe(errCode);
@@ -82,10 +84,10 @@ describe('bad input on the public routes', () => {
     it('an empty JSON object names a missing required field, not a server error', async () => {
       const owner = await postRaw(OWNER, '{}');
       expectError(owner, 400, 'ValidationFailed');
-      expect(owner.body.message).toMatch(/^(store|password) /);
+      expect(owner.body.detail).toMatch(/^(store|password) /);
       const user = await postRaw(USER, '{}', { 'svc-store-codename': store.codename });
       expectError(user, 400, 'ValidationFailed');
-      expect(user.body.message).toMatch(/^password /);
+      expect(user.body.detail).toMatch(/^password /);
     });
 
     it.each([
@@ -104,8 +106,28 @@ describe('bad input on the public routes', () => {
       const name = unique('Nul ');
       const res = await t.http.post(OWNER).send(ownerBody(overrides(name)));
       expectError(res, 400, 'ValidationFailed');
-      expect(res.body.message).toBe(`${field} contains a NUL character`);
+      expect(res.body.detail).toBe(`${field} contains a NUL character`);
       expect(await storesNamed(name)).toBe(0);
+    });
+
+    it.each([
+      ['registerstoreowner', OWNER, 'root', (email: string) => ownerBody({ email })],
+      ['registerstoreuser', USER, 'store', (email: string) => userBody({ email })],
+    ])('a lone surrogate in email on %s → 400 naming the field, not a 500', async (_, path, codename, body) => {
+      for (const email of ['\ud800', `${unique('s')}\udc00@example.com`]) {
+        const res = await postRaw(path, JSON.stringify(body(email)), { 'svc-store-codename': codename === 'store' ? store.codename : 'root' });
+        expectError(res, 400, 'ValidationFailed');
+        expect(res.body.detail).toMatch(/^email is not valid Unicode text/);
+      }
+    });
+
+    it('a lone surrogate in a property name or a nested string → 400, not a 500', async () => {
+      const name = unique('Sur ');
+      for (const raw of [`{"\\ud800":1}`, JSON.stringify(ownerBody({ store: { name: `${name}\ud800` } }))]) {
+        const res = await postRaw(OWNER, raw);
+        expectError(res, 400, 'ValidationFailed');
+      }
+      expect(await storesNamed(`${name}\ud800`)).toBe(0);
     });
 
     // (HTTP itself forbids NUL in headers; the query string can carry one.)
@@ -125,7 +147,7 @@ describe('bad input on the public routes', () => {
       const body = ownerBody({ favouriteColour: 'blue' });
       const res = await t.http.post(OWNER).send(body);
       expectError(res, 400, 'UnknownField');
-      expect(res.body.message).toContain('favouriteColour');
+      expect(res.body.detail).toContain('favouriteColour');
       expect(await usersWithEmail(body.email as string)).toBe(0);
     });
 
@@ -133,14 +155,14 @@ describe('bad input on the public routes', () => {
       const body = ownerBody({ store: { name: unique('Store '), color: 'red' } });
       const res = await t.http.post(OWNER).send(body);
       expectError(res, 400, 'UnknownField');
-      expect(res.body.message).toContain('store.color');
+      expect(res.body.detail).toContain('store.color');
     });
 
     it('an unknown field on store-user registration → 400 UnknownField', async () => {
       const body = userBody({ nickname: 'x' });
       const res = await t.http.post(USER).set('svc-store-codename', store.codename).send(body);
       expectError(res, 400, 'UnknownField');
-      expect(res.body.message).toContain('nickname');
+      expect(res.body.detail).toContain('nickname');
       expect(await usersWithEmail(body.email as string)).toBe(0);
     });
 
@@ -156,7 +178,7 @@ describe('bad input on the public routes', () => {
       const storeName = (body.store as { name: string }).name;
       const res = await t.http.post(OWNER).send(body);
       expectError(res, 400);
-      expect(res.body.message).toContain(field);
+      expect(res.body.detail).toContain(field);
       expect(await usersWithEmail(body.email as string)).toBe(0);
       expect(await storesNamed(storeName)).toBe(0);
     });
@@ -172,7 +194,7 @@ describe('bad input on the public routes', () => {
       const body = userBody({ [field]: value });
       const res = await t.http.post(USER).set('svc-store-codename', store.codename).send(body);
       expectError(res, 400);
-      expect(res.body.message).toContain(field);
+      expect(res.body.detail).toContain(field);
       expect(await usersWithEmail(body.email as string)).toBe(0);
     });
 
@@ -181,7 +203,7 @@ describe('bad input on the public routes', () => {
       const raw = `{"__proto__":{"x":1},"email":"${email}","password":"${PASSWORD}","fullname":"Proto","store":{"name":"${unique('Store ')}"}}`;
       const res = await postRaw(OWNER, raw);
       expectError(res, 400, 'ForbiddenField');
-      expect(res.body.message).toContain('__proto__');
+      expect(res.body.detail).toContain('__proto__');
       expect(await usersWithEmail(email)).toBe(0);
     });
 
@@ -189,14 +211,14 @@ describe('bad input on the public routes', () => {
       const raw = `{"email":"${uniqueEmail()}","password":"${PASSWORD}","fullname":"Proto","store":{"name":"x","__proto__":{"isActive":false}}}`;
       const res = await postRaw(OWNER, raw);
       expectError(res, 400, 'ForbiddenField');
-      expect(res.body.message).toContain('__proto__');
+      expect(res.body.detail).toContain('__proto__');
     });
 
     it('a nested constructor key → 400 ForbiddenField, nothing created', async () => {
       const body = ownerBody({ store: { name: unique('Store '), constructor: { prototype: { polluted: true } } } });
       const res = await t.http.post(OWNER).send(body);
       expectError(res, 400, 'ForbiddenField');
-      expect(res.body.message).toContain('constructor');
+      expect(res.body.detail).toContain('constructor');
       expect(await usersWithEmail(body.email as string)).toBe(0);
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     });
@@ -220,14 +242,14 @@ describe('bad input on the public routes', () => {
       const body = ownerBody(overrides);
       const res = await t.http.post(OWNER).send(body);
       expectError(res, 400, 'ValidationFailed');
-      expect(res.body.message).toMatch(named);
+      expect(res.body.detail).toMatch(named);
       if (typeof body.email === 'string') expect(await usersWithEmail(body.email)).toBe(0);
     });
 
     it('password of the wrong type on store-user registration → 400 ValidationFailed', async () => {
       const res = await t.http.post(USER).set('svc-store-codename', store.codename).send(userBody({ password: 12345678 }));
       expectError(res, 400, 'ValidationFailed');
-      expect(res.body.message).toMatch(/password/);
+      expect(res.body.detail).toMatch(/password/);
     });
 
     // Unbounded nesting used to overflow class-transformer's stack: a 500 for bad input.
@@ -239,7 +261,7 @@ describe('bad input on the public routes', () => {
       const raw = `{"email":"${email}","password":"${PASSWORD}","fullname":"Deep","store":{"name":${deep}}}`;
       const res = await postRaw(OWNER, raw);
       expectError(res, 400, 'ValidationFailed');
-      expect(res.body.message).toMatch(/nested/);
+      expect(res.body.detail).toMatch(/nested/);
       expect(await usersWithEmail(email)).toBe(0);
     });
 
@@ -247,7 +269,7 @@ describe('bad input on the public routes', () => {
       const nested = '{"a":'.repeat(20) + '1' + '}'.repeat(20);
       const res = await t.http.post(OWNER).send(ownerBody({ store: { name: JSON.parse(nested) } }));
       expectError(res, 400, 'ValidationFailed');
-      expect(res.body.message).toBe('store.name must be a string');
+      expect(res.body.detail).toBe('store.name must be a string');
     });
 
     it('a __proto__ key deeper than the nesting limit is still refused', async () => {
@@ -269,7 +291,7 @@ describe('bad input on the public routes', () => {
     it('a body just under the limit reaches validation (400, not 413)', async () => {
       const res = await t.http.post(OWNER).send(ownerBody({ fullname: 'x'.repeat(90 * 1024) }));
       expectError(res, 400, 'ValidationFailed');
-      expect(res.body.message).toMatch(/fullname/);
+      expect(res.body.detail).toMatch(/fullname/);
     });
   });
 
@@ -277,7 +299,7 @@ describe('bad input on the public routes', () => {
     it('an unknown query parameter → 400 UnknownField naming it', async () => {
       const res = await t.http.get(BRIEF).query({ sort: 'name' });
       expectError(res, 400, 'UnknownField');
-      expect(res.body.message).toContain('sort');
+      expect(res.body.detail).toContain('sort');
     });
 
     it.each([
@@ -288,7 +310,7 @@ describe('bad input on the public routes', () => {
     ])('%s → 400, never a server error', async (_, qs, named) => {
       const res = await t.http.get(`${BRIEF}?${qs}`);
       expectError(res, 400);
-      expect(res.body.message).toMatch(named);
+      expect(res.body.detail).toMatch(named);
     });
 
     // These keys are dropped by the transformer rather than refused like other unknown keys.

@@ -32,6 +32,6 @@ describe('GET /auth-api/v1/briefstores', () => {
   it('refuses a page number that is not a positive integer', async () => {
     const res = await t.http.get('/auth-api/v1/briefstores').query({ pageNumber: 'x' }).expect(400);
     expect(res.body).toMatchObject({ result: 'ERR', status: 400, errCode: 'ValidationFailed' });
-    expect(res.body.message).toMatch(/pageNumber/);
+    expect(res.body.detail).toMatch(/pageNumber/);
   });
 });

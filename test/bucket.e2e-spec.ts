@@ -75,7 +75,8 @@ describe('avatar bucket (in-memory storage)', () => {
       expect(Object.keys(res.body).sort()).toEqual(['accessKey', 'status', 'url']);
       expect(res.body.status).toBe('OK');
       expect(res.body.accessKey).toMatch(/^[0-9a-f]{40}$/);
-      expect(res.body.url).toBe(`${DOWNLOAD}/${res.body.accessKey}`);
+      // Absolute, from the address the request was sent to (no PUBLIC_URL here).
+      expect(res.body.url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+${DOWNLOAD}/${res.body.accessKey}$`));
       const got = await download(t, res.body.accessKey).expect(200);
       expect(Buffer.compare(got.body as Buffer, PNG)).toBe(0);
     });
@@ -189,7 +190,7 @@ describe('avatar bucket (in-memory storage)', () => {
   describe('download', () => {
     it('is public and serves the stored bytes with safe headers', async () => {
       const res = await upload(t, who, GIF, 'anim.png', 'image/png').expect(201);
-      const got = await t.http.get(res.body.url).buffer(true).parse(binary).expect(200);
+      const got = await t.http.get(new URL(res.body.url).pathname).buffer(true).parse(binary).expect(200);
       expect(Buffer.compare(got.body as Buffer, GIF)).toBe(0);
       expect(got.headers['content-type']).toBe('image/gif');
       expect(got.headers['content-length']).toBe(String(GIF.length));
@@ -237,6 +238,16 @@ describe('avatar bucket on local disk under DATA_DIR', () => {
     const got = await download(t, res.body.accessKey).expect(200);
     expect(Buffer.compare(got.body as Buffer, WEBP)).toBe(0);
     expect(got.headers['content-type']).toBe('image/webp');
+  });
+
+  it('beyond avatarUploadsPerUser (5) the oldest file and its type record leave the disk', async () => {
+    const someone = await uploader(t);
+    const keys: string[] = [];
+    for (let i = 0; i < 6; i++) keys.push((await upload(t, someone, PNG).expect(201)).body.accessKey);
+    const dir = join(dataDir, 'bucket', 'userAvatars');
+    expect(readdirSync(dir).filter((f) => f.startsWith(keys[0]))).toEqual([]);
+    for (const key of keys.slice(1)) expect(existsSync(join(dir, key))).toBe(true);
+    await download(t, keys[0]).expect(404);
   });
 
   it('writes nothing for a refused upload', async () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { expect } from '@jest/globals';
+import { describe, expect } from '@jest/globals';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent.js';
 import { createApp, type RunningApp } from '../src/app.js';
@@ -15,10 +15,12 @@ export interface TestApp extends RunningApp {
 // The real application on the run's database (shared embedded PGlite, or DATABASE_URL) and
 // Redis when REDIS_URL is set. Registration limits are lifted unless a test sets its own.
 export async function startApp(
-  opts: { env?: Record<string, string | undefined>; settings?: SettingsOverrides; clock?: Clock } = {},
+  opts: { env?: Record<string, string | undefined>; settings?: SettingsOverrides; clock?: Clock; logStream?: { write(line: string): void }; imports?: unknown[] } = {},
 ): Promise<TestApp> {
   const running = await createApp({
     clock: opts.clock,
+    logStream: opts.logStream,
+    imports: opts.imports,
     env: {
       NODE_ENV: 'test',
       LOG_LEVEL: 'silent',
@@ -31,6 +33,7 @@ export async function startApp(
     settings: {
       rateLimits: {
         registration: { points: 1_000_000, durationSeconds: 1 },
+        registrationFailures: { points: 1_000_000, durationSeconds: 1 },
         loginPerIp: { points: 1_000_000, durationSeconds: 1 },
         loginPerUsername: { points: 1_000_000, durationSeconds: 1 },
       },
@@ -83,9 +86,9 @@ export async function login(http: TestAgent, username: string, password = PASSWO
   return { accessToken: res.body.accessToken, userBucketToken: res.body.userBucketToken, sessionId: res.body.sessionId, userId: res.body.userId, body: res.body };
 }
 
-// The error shape with this status and errCode.
+// The error shape with this status and errCode; `message` is always a catalogue message code.
 export function expectError(res: { status: number; body: unknown }, status: number, errCode: string): void {
-  expect({ status: res.status, body: res.body }).toMatchObject({ status, body: { result: 'ERR', status, errCode } });
+  expect({ status: res.status, body: res.body }).toMatchObject({ status, body: { result: 'ERR', status, errCode, message: expect.stringMatching(/^errMsg_/) } });
 }
 
 // Polls `probe` until it gives a value, or fails naming `what` after the deadline.
@@ -98,3 +101,6 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+// Suites that need a second replica sharing Redis; each names in its title why it needs it.
+export const describeWithRedis = process.env.REDIS_URL ? describe : describe.skip;

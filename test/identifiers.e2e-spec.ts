@@ -37,7 +37,7 @@ async function storedRow(t: TestApp, id: string): Promise<{ email: string | null
 
 function expectError(res: { status: number; body: Record<string, unknown> }, status: number, errCode: string, names?: RegExp): void {
   expectErrorShape(res, status, errCode);
-  if (names) expect(res.body.message).toMatch(names);
+  if (names) expect(res.body.detail).toMatch(names);
 }
 
 describe('(a) email primary, secondary none (defaults)', () => {

@@ -3,10 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ManualClock } from '../src/clock/clock.js';
 import type { SettingsOverrides } from '../src/config/settings.js';
 import { mintMachineToken } from '../src/m2m/machine-token.js';
-import { login, PASSWORD, registerStore, startApp, type RegisteredStore, type TestApp, expectError } from './helpers.js';
+import { login, PASSWORD, registerStore, startApp, type RegisteredStore, type TestApp, expectError, describeWithRedis } from './helpers.js';
 
 // Machine-to-machine tokens seen from another service: an Ed25519-signed token bound to the
-// exact request body, from a service listed in settings, valid 15 minutes; block and allow lists
+// request's method, path and exact body, used once, from a service listed in settings, valid
+// 15 minutes; block and allow lists
 // apply in staging and production only. The route used is the internal POST /validateapikey,
 // which accepts machines only.
 
@@ -28,8 +29,8 @@ function post(t: TestApp, body: string, token?: string) {
   return req.send(body);
 }
 
-function mint(service: string, privateKey: KeyObject, body: string, now?: Date): Promise<string> {
-  return mintMachineToken({ service, privateKey, body, now });
+function mint(service: string, privateKey: KeyObject, body: string, now?: Date, route = { method: 'POST', path: VALIDATE }): Promise<string> {
+  return mintMachineToken({ service, privateKey, body, now, ...route });
 }
 
 const bodyFor = (apiKey: string) => JSON.stringify({ apiKey });
@@ -110,6 +111,33 @@ describe('machine tokens (test mode)', () => {
     await post(t, signed, token).expect(200);
   });
 
+  it('a token is used once: the same token again → 401, even with the same request', async () => {
+    const body = bodyFor(fx.key);
+    const token = await mint('billing', billing.privateKey, body);
+    await post(t, body, token).expect(200);
+    const replay = await post(t, body, token);
+    expectError(replay, 401, 'Unauthorized');
+    expect(replay.body.detail).toMatch(/already used/);
+    // a new token for the same request is fine
+    await post(t, body, await mint('billing', billing.privateKey, body)).expect(200);
+  });
+
+  it('a token made for another method or path (query string included) → 401, and stays unspent', async () => {
+    const body = bodyFor(fx.key);
+    for (const route of [
+      { method: 'PUT', path: VALIDATE },
+      { method: 'POST', path: '/auth-api/v1/apikeys' },
+      { method: 'POST', path: `${VALIDATE}?for=reports` },
+    ]) {
+      const refused = await post(t, body, await mint('billing', billing.privateKey, body, undefined, route));
+      expectError(refused, 401, 'Unauthorized');
+      expect(refused.body.detail).toMatch(/another route/);
+    }
+    const token = await mint('billing', billing.privateKey, body, undefined, { method: 'POST', path: `${VALIDATE}?for=reports` });
+    expectError(await post(t, body, token), 401, 'Unauthorized'); // sent without the query string
+    await t.http.post(`${VALIDATE}?for=reports`).set('Content-Type', 'application/json').set(TOKEN_HEADER, token).send(body).expect(200);
+  });
+
   it('a token signed with another key pair claiming billing, or from an unknown service → 401', async () => {
     const body = bodyFor(fx.key);
     expectError(await post(t, body, await mint('billing', impostor.privateKey, body)), 401, 'Unauthorized');
@@ -144,6 +172,31 @@ describe('machine tokens (test mode)', () => {
   });
 });
 
+
+describeWithRedis('machine tokens on two replicas (needs REDIS_URL: without it each instance remembers its own jtis, by design)', () => {
+  let a: TestApp;
+  let b: TestApp;
+  let fx: KeyFixture;
+  beforeAll(async () => {
+    [a, b] = await Promise.all([boot(), boot()]);
+    fx = await keyOfNewStore(a);
+  });
+  afterAll(async () => {
+    await Promise.all([a?.close(), b?.close()]);
+  });
+
+  it('a token used on A is refused on B, at the same moment too', async () => {
+    const body = bodyFor(fx.key);
+    const token = await mint('billing', billing.privateKey, body);
+    await post(a, body, token).expect(200);
+    expectError(await post(b, body, token), 401, 'Unauthorized');
+    // sent to both at once: exactly one is served
+    const racing = await mint('billing', billing.privateKey, body);
+    const statuses = (await Promise.all([post(a, body, racing), post(b, body, racing), post(a, body, racing), post(b, body, racing)])).map((r) => r.status);
+    expect(statuses.sort()).toEqual([200, 401, 401, 401]);
+  });
+});
+
 describe('machine tokens and time (controllable clock)', () => {
   const clock = new ManualClock();
   let t: TestApp;
@@ -156,11 +209,12 @@ describe('machine tokens and time (controllable clock)', () => {
 
   it('valid for 15 minutes: 14 minutes later → 200, 16 minutes later → 401', async () => {
     const body = bodyFor(fx.key);
-    const token = await mint('billing', billing.privateKey, body, clock.now());
+    // two tokens made at once: each is good for one request
+    const [early, late] = await Promise.all([mint('billing', billing.privateKey, body, clock.now()), mint('billing', billing.privateKey, body, clock.now())]);
     clock.advance(14 * MINUTE_MS);
-    await post(t, body, token).expect(200);
+    await post(t, body, early).expect(200);
     clock.advance(2 * MINUTE_MS);
-    expectError(await post(t, body, token), 401, 'Unauthorized');
+    expectError(await post(t, body, late), 401, 'Unauthorized');
     // a fresh one works
     await post(t, body, await mint('billing', billing.privateKey, body, clock.now())).expect(200);
   });

@@ -67,7 +67,7 @@ describe('SMS, WhatsApp and push through Twilio and OneSignal', () => {
       env: { TWILIO_AUTH_TOKEN: TOKEN, ONESIGNAL_KEY, SERVICE_CODENAME: unique('np') },
       settings: {
         secondaryIdentifierPresence: 'optional',
-        // `notifications` merges one level deep: every key is given, arrays replace the shipped ones.
+        // Arrays replace the shipped ones: every channel and template this app needs is given.
         notifications: {
           defaultLanguage: 'en',
           providers: [

@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createServer, type AddressInfo } from 'node:net';
-import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
+import type { ParsedMail } from 'mailparser';
 import { DataSource } from 'typeorm';
 import { AppError } from '../src/common/errors.js';
 import type { ChannelSetting, EventRuleSetting, ProviderSetting, TemplateSetting } from '../src/config/notification-settings.js';
@@ -9,6 +7,7 @@ import type { SettingsOverrides } from '../src/config/settings.js';
 import { NotificationEntity } from '../src/notification/notification.entity.js';
 import { NotificationService, type SendRequest } from '../src/notification/notification.service.js';
 import { NotificationWorker } from '../src/notification/notification.worker.js';
+import { addressesOf, closedPort, smtp, startMailServer, type MailServer } from './mail-server.js';
 import { login, PASSWORD, registerStore, startApp, unique, uniqueEmail, type RegisteredStore, type TestApp, waitFor } from './helpers.js';
 
 // Email notifications end to end: the real worker and the real SMTP provider (nodemailer)
@@ -19,81 +18,6 @@ import { login, PASSWORD, registerStore, startApp, unique, uniqueEmail, type Reg
 const HEADER = 'svc-store-codename';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const WORKER = { concurrency: 5, maxAttempts: 3, backoffMs: 30 };
-
-// ---------------------------------------------------------------- an SMTP server that records
-
-interface Received {
-  rcptTo: string[];
-  mail: ParsedMail;
-}
-
-interface MailServer {
-  port: number;
-  received: Received[];
-  // Messages whose envelope names `address`.
-  to(address: string): Received[];
-  close(): Promise<void>;
-}
-
-async function startMailServer(opts: { rejectRecipients?: boolean } = {}): Promise<MailServer> {
-  const received: Received[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onRcptTo(_address, _session, callback) {
-      if (!opts.rejectRecipients) return callback();
-      const error = new Error('mailbox unavailable') as Error & { responseCode: number };
-      error.responseCode = 550;
-      callback(error);
-    },
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('error', callback);
-      stream.on('end', () => {
-        simpleParser(Buffer.concat(chunks))
-          .then((mail) => {
-            received.push({ rcptTo: session.envelope.rcptTo.map((a) => a.address.toLowerCase()), mail });
-            callback();
-          })
-          .catch(callback);
-      });
-    },
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const port = (server.server.address() as AddressInfo).port;
-  return {
-    port,
-    received,
-    to: (address) => received.filter((r) => r.rcptTo.includes(address.toLowerCase())),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-// A port nothing listens on: bound, then released.
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
-
-function smtp(providerName: string, port: number): ProviderSetting {
-  return {
-    providerName,
-    providerType: 'smtp',
-    providerSettings: { host: '127.0.0.1', port, secure: false, from: 'Service <no-reply@example.test>', rejectUnauthorized: false },
-  };
-}
-
-function addressesOf(field: AddressObject | AddressObject[] | undefined): string[] {
-  return (Array.isArray(field) ? field : field ? [field] : []).flatMap((a) => a.value.map((v) => (v.address ?? '').toLowerCase()));
-}
 
 // ---------------------------------------------------------------- settings and apps
 

@@ -117,7 +117,10 @@ function randomIp(): string {
 describe('registration rate limit per client IP', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startApp({ env: { TRUST_PROXY: 'loopback' }, settings: { rateLimits: { registration: { points: 3, durationSeconds: 60 } } } });
+    t = await startApp({
+      env: { TRUST_PROXY: 'loopback' },
+      settings: { rateLimits: { registration: { points: 3, durationSeconds: 60 }, registrationFailures: { points: 4, durationSeconds: 60 } } },
+    });
   });
   afterAll(() => t.close());
 
@@ -135,8 +138,10 @@ describe('registration rate limit per client IP', () => {
     }
     const refused = await owner(ip);
     expect(refused.status).toBe(429);
-    expect(Object.keys(refused.body).sort()).toEqual(['errCode', 'message', 'requestId', 'result', 'status']);
+    expect(Object.keys(refused.body).sort()).toEqual(['detail', 'errCode', 'message', 'requestId', 'result', 'status']);
     expect(refused.body).toMatchObject({ result: 'ERR', status: 429, errCode: 'TooManyRequests' });
+    // Names the setting to change.
+    expect(refused.body.detail).toContain('rateLimits.registration');
     expect(refused.headers['retry-after']).toMatch(/^\d+$/);
     const seconds = Number(refused.headers['retry-after']);
     expect(seconds).toBeGreaterThanOrEqual(1);
@@ -145,6 +150,20 @@ describe('registration rate limit per client IP', () => {
     let other = randomIp();
     while (other === ip) other = randomIp();
     expect((await owner(other)).status).toBe(201);
+  });
+
+  it('does not count refused registrations against the registration limit', async () => {
+    const ip = randomIp();
+    for (let i = 0; i < 3; i++) expect((await owner(ip).send({ email: 'not an email' })).status).toBe(400);
+    for (let i = 0; i < 3; i++) expect((await owner(ip)).status).toBe(201);
+  });
+
+  it('refuses a client after too many failures, naming their own setting', async () => {
+    const ip = randomIp();
+    for (let i = 0; i < 4; i++) expect((await owner(ip).send({ password: 'short' })).status).toBe(400);
+    const refused = await owner(ip);
+    expect(refused.status).toBe(429);
+    expect(refused.body.detail).toContain('rateLimits.registrationFailures');
   });
 
   it('counts store-user registrations in the same budget', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { login, PASSWORD, registerStore, startApp, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
+import { login, PASSWORD, registerStore, startApp, uniqueEmail, type RegisteredStore, type TestApp, describeWithRedis } from './helpers.js';
 
 // Two instances of the service on one database and one Redis, as replicas behind a load
 // balancer: what one does is seen by the other at once.
@@ -11,7 +11,6 @@ const NO_LOGIN = { status: 'ERR', message: 'No login found' };
 
 // Without Redis each instance keeps its own session cache and limit counters (by design), so
 // nothing here can hold.
-const describeWithRedis = process.env.REDIS_URL ? describe : describe.skip;
 
 describeWithRedis('two replicas (needs REDIS_URL: in-process caches and limits are per instance by design)', () => {
   let a: TestApp;

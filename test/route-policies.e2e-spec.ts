@@ -8,52 +8,114 @@ const ADMINS = 'roles=superAdmin,admin,saasAdmin,tenantOwner,tenantAdmin';
 
 const ROUTES = [
   { method: 'GET', path: '/auth-api/.well-known/jwks.json', policy: 'public' },
+  // social login and single sign-on: redirects, and the socialCode exchange (a code is the credential)
+  { method: 'GET', path: '/auth-api/auth/:provider', policy: 'public' },
+  { method: 'GET', path: '/auth-api/auth/:provider/callback', policy: 'public' },
+  { method: 'POST', path: '/auth-api/auth/:provider/callback', policy: 'public' },
+  { method: 'POST', path: '/auth-api/auth/social-login-result', policy: 'public' },
   { method: 'GET', path: '/auth-api/avatars/:file', policy: 'public' },
   { method: 'GET', path: '/auth-api/bucket/userAvatars/download/key/:accessKey', policy: 'public' },
-  { method: 'POST', path: '/auth-api/bucket/userAvatars/upload', policy: 'authenticated(user) bucketToken' },
-  { method: 'GET', path: '/auth-api/currentuser', policy: 'authenticated(user)' },
+  // API keys act as their creator: accepted wherever a login of the key's roles may go, except
+  // creating or deleting keys, changing a password (checked in the service) and sessions
+  { method: 'POST', path: '/auth-api/bucket/userAvatars/upload', policy: 'authenticated(user,apiKey) bucketToken' },
+  // the ALTCHA challenge, when that anti-bot provider is on
+  { method: 'GET', path: '/auth-api/challenge', policy: 'public' },
+  // open while a second factor is pending; answers 401 No login found for a bad token or key
+  { method: 'GET', path: '/auth-api/currentuser', policy: 'authenticated(user,apiKey) during2FA' },
   { method: 'POST', path: '/auth-api/login', policy: 'public' },
   { method: 'POST', path: '/auth-api/logout', policy: 'public' },
+  // the caller's own permissions (read afresh per request)
+  { method: 'GET', path: '/auth-api/permissions', policy: 'authenticated(user,apiKey)' },
+  { method: 'GET', path: '/auth-api/permissions/:name', policy: 'authenticated(user,apiKey)' },
   { method: 'GET', path: '/auth-api/publickey', policy: 'public' },
+  // realtime channel: pusher-js authorizes a channel of the caller's store, or the connection as
+  // the caller; the provider's webhook is checked by its signature
+  { method: 'POST', path: '/auth-api/realtime/auth', policy: 'authenticated(user)' },
+  { method: 'POST', path: '/auth-api/realtime/user-auth', policy: 'authenticated(user)' },
+  { method: 'POST', path: '/auth-api/realtime/webhook', policy: 'public' },
   // own sessions only; the service scopes them to the caller
   { method: 'DELETE', path: '/auth-api/sessions', policy: 'authenticated(user)' },
   { method: 'GET', path: '/auth-api/sessions', policy: 'authenticated(user)' },
   { method: 'DELETE', path: '/auth-api/sessions/:id', policy: 'authenticated(user)' },
+  { method: 'GET', path: '/auth-api/sso/callback', policy: 'public' },
+  { method: 'GET', path: '/auth-api/sso/login', policy: 'public' },
   { method: 'POST', path: '/auth-api/users', policy: `authenticated(user,apiKey) ${ADMINS} publicWhen=userRegisterIsPublic` },
   // API keys: managed with a person's login; the plaintext is shown once
-  { method: 'GET', path: '/auth-api/v1/apikeys', policy: 'authenticated(user)' },
+  { method: 'GET', path: '/auth-api/v1/apikeys', policy: 'authenticated(user,apiKey)' },
   { method: 'POST', path: '/auth-api/v1/apikeys', policy: 'authenticated(user)' },
   { method: 'DELETE', path: '/auth-api/v1/apikeys/:id', policy: 'authenticated(user)' },
   { method: 'GET', path: '/auth-api/v1/briefstores', policy: 'public' },
+  // grants: store admins in their store, SaaS admins at root; never a permission the caller
+  // does not hold (checked in the service)
+  { method: 'GET', path: '/auth-api/v1/permissiongrants', policy: `authenticated(user,apiKey) ${ADMINS}` },
+  { method: 'POST', path: '/auth-api/v1/permissiongrants', policy: `authenticated(user,apiKey) ${ADMINS}` },
+  { method: 'DELETE', path: '/auth-api/v1/permissiongrants/:id', policy: `authenticated(user,apiKey) ${ADMINS}` },
   { method: 'POST', path: '/auth-api/v1/registerstoreowner', policy: 'public' },
   { method: 'POST', path: '/auth-api/v1/registerstoreuser', policy: 'public' },
+  // the targeted store's own settings (language), by its administrators
+  { method: 'PATCH', path: '/auth-api/v1/store', policy: `authenticated(user) ${ADMINS}` },
+  // user groups: admin-level users; global groups changed by SaaS admins only (in the service)
+  { method: 'GET', path: '/auth-api/v1/usergroupmembers', policy: `authenticated(user,apiKey) ${ADMINS}` },
+  { method: 'POST', path: '/auth-api/v1/usergroupmembers', policy: `authenticated(user,apiKey) ${ADMINS}` },
+  { method: 'DELETE', path: '/auth-api/v1/usergroupmembers/:id', policy: `authenticated(user,apiKey) ${ADMINS}` },
+  { method: 'GET', path: '/auth-api/v1/usergroupmembers/:id', policy: `authenticated(user,apiKey) ${ADMINS}` },
+  { method: 'GET', path: '/auth-api/v1/usergroups', policy: `authenticated(user,apiKey) ${ADMINS}` },
+  { method: 'POST', path: '/auth-api/v1/usergroups', policy: `authenticated(user,apiKey) ${ADMINS}` },
+  { method: 'DELETE', path: '/auth-api/v1/usergroups/:id', policy: `authenticated(user,apiKey) ${ADMINS}` },
+  { method: 'GET', path: '/auth-api/v1/usergroups/:id', policy: `authenticated(user,apiKey) ${ADMINS}` },
+  { method: 'PATCH', path: '/auth-api/v1/usergroups/:id', policy: `authenticated(user,apiKey) ${ADMINS}` },
   { method: 'GET', path: '/auth-api/v1/users', policy: `authenticated(user,apiKey) ${ADMINS}` },
-  { method: 'DELETE', path: '/auth-api/v1/users/:id', policy: `authenticated(user) ${ADMINS}` },
+  { method: 'DELETE', path: '/auth-api/v1/users/:id', policy: `authenticated(user,apiKey) ${ADMINS}` },
   // any user: admins read and change users of the store, a user only itself (checked in the service)
   { method: 'GET', path: '/auth-api/v1/users/:id', policy: 'authenticated(user,apiKey)' },
-  { method: 'PATCH', path: '/auth-api/v1/users/:id', policy: 'authenticated(user)' },
+  { method: 'PATCH', path: '/auth-api/v1/users/:id', policy: 'authenticated(user,apiKey)' },
   // internal: other services, with a machine token
   { method: 'POST', path: '/auth-api/validateapikey', policy: 'authenticated(machine)' },
+  // verification: the email and mobile flows are public (same answer for unknown identifiers);
+  // the second factors need the login whose factor is pending
+  { method: 'POST', path: '/auth-api/verification-services/:flow/complete', policy: 'public' },
+  { method: 'POST', path: '/auth-api/verification-services/:flow/start', policy: 'public' },
+  { method: 'POST', path: '/auth-api/verification-services/email-2factor-verification/complete', policy: 'authenticated(user) during2FA' },
+  { method: 'POST', path: '/auth-api/verification-services/email-2factor-verification/start', policy: 'authenticated(user) during2FA' },
+  { method: 'POST', path: '/auth-api/verification-services/mobile-2factor-verification/complete', policy: 'authenticated(user) during2FA' },
+  { method: 'POST', path: '/auth-api/verification-services/mobile-2factor-verification/start', policy: 'authenticated(user) during2FA' },
+  // SSE stream: anonymous clients may hold public topics; the event channel checks the
+  // credential per topic (the same rules as the Socket.IO namespace)
+  { method: 'GET', path: '/events/:name/stream', policy: 'public' },
   { method: 'GET', path: '/health/live', policy: 'public' },
   { method: 'GET', path: '/health/ready', policy: 'public' },
+  // its own credential: METRICS_TOKEN, or an internal port (METRICS_PORT)
+  { method: 'GET', path: '/metrics', policy: 'public' },
   // the caller's own in-app notifications in its store
-  { method: 'GET', path: '/notifications', policy: 'authenticated(user)' },
-  { method: 'POST', path: '/notifications/:id/read', policy: 'authenticated(user)' },
-  { method: 'GET', path: '/notifications/unread', policy: 'authenticated(user)' },
+  { method: 'GET', path: '/notifications', policy: 'authenticated(user,apiKey)' },
+  { method: 'POST', path: '/notifications/:id/read', policy: 'authenticated(user,apiKey)' },
+  { method: 'GET', path: '/notifications/unread', policy: 'authenticated(user,apiKey)' },
 ];
 
 const PUBLIC_PATHS = [
   'GET /auth-api/.well-known/jwks.json',
+  'GET /auth-api/auth/:provider',
+  'GET /auth-api/auth/:provider/callback',
+  'POST /auth-api/auth/:provider/callback',
+  'POST /auth-api/auth/social-login-result',
+  'GET /auth-api/sso/login',
+  'GET /auth-api/sso/callback',
   'GET /auth-api/avatars/:file',
   'GET /auth-api/bucket/userAvatars/download/key/:accessKey',
+  'GET /auth-api/challenge',
   'POST /auth-api/login',
   'POST /auth-api/logout',
   'GET /auth-api/publickey',
+  'POST /auth-api/realtime/webhook',
   'GET /auth-api/v1/briefstores',
   'POST /auth-api/v1/registerstoreowner',
   'POST /auth-api/v1/registerstoreuser',
+  'GET /events/:name/stream',
+  'POST /auth-api/verification-services/:flow/complete',
+  'POST /auth-api/verification-services/:flow/start',
   'GET /health/live',
   'GET /health/ready',
+  'GET /metrics',
 ];
 
 describe('route policies', () => {

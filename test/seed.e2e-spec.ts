@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent.js';
 import { DataSource } from 'typeorm';
@@ -144,6 +144,9 @@ describe('seed on the shared database', () => {
 });
 
 describe('seed in embedded mode (no DATABASE_URL)', () => {
+  // Each test boots its own embedded database (initdb included): seconds on a quiet machine,
+  // far more on a loaded one.
+  jest.setTimeout(120_000);
   it('mobile primary: the super administrator gets the placeholder mobile and no email', async () => {
     const running = await embedded(':memory:', {}, { primaryLoginIdentifier: 'mobile' });
     try {

@@ -159,7 +159,7 @@ describe('user management (default settings: userRegisterIsPublic false)', () =>
         .send({ email: uniqueEmail(), password: PASSWORD, fullname: 'X', roleId: ['tenantAdmin', 'tenantUser'] })
         .expect(400);
       expect(res.body).toMatchObject({ result: 'ERR', status: 400, errCode: 'ValidationFailed' });
-      expect(res.body.message).toMatch(/roleId/);
+      expect(res.body.detail).toMatch(/roleId/);
     });
 
     it('refuses a token of another store: 403 TenantMismatch', async () => {
@@ -434,7 +434,7 @@ describe('user management (default settings: userRegisterIsPublic false)', () =>
       for (const body of [{ storeId: other.storeId }, { email: uniqueEmail() }, { emailVerified: true }, { _owner: other.ownerId }]) {
         const res = await patch(t, store, me.id, session.accessToken, body).expect(400);
         expect(res.body).toMatchObject({ result: 'ERR', status: 400, errCode: 'UnknownField' });
-        expect(res.body.message).toContain(Object.keys(body)[0]);
+        expect(res.body.detail).toContain(Object.keys(body)[0]);
       }
       // an admin cannot either
       const byOwner = await patch(t, store, me.id, store.owner.accessToken, { storeId: other.storeId }).expect(400);
@@ -547,6 +547,40 @@ describe('user management (default settings: userRegisterIsPublic false)', () =>
       expect(res.body.errCode).toBe('UserNotFound');
       const read = await get(t, other, `${V1}/${foreign.id}`, other.owner.accessToken).expect(200);
       expect(read.body.user.fullname).toBe('Member');
+    });
+  });
+
+  describe('PATCH with null and text that is not Unicode', () => {
+    it.each(['password', 'isActive', 'fullname', 'currentPassword'])('%s: null → 400 ValidationFailed, nothing stored', async (field) => {
+      const store = await ownedStore(t);
+      const member = await addUser(t, store);
+      const res = await patch(t, store, member.id, store.owner.accessToken, { [field]: null });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ errCode: 'ValidationFailed', message: 'errMsg_ValidationFailed', detail: expect.stringContaining(field) });
+      const read = await get(t, store, `${V1}/${member.id}`, store.owner.accessToken).expect(200);
+      expect(read.body.user).toMatchObject({ fullname: 'Member', isActive: true, recordVersion: member.user.recordVersion });
+      await memberLogin(t, store, member); // the password is unchanged
+    });
+
+    it('avatar: null → 200, back to a generated avatar', async () => {
+      const store = await ownedStore(t);
+      const member = await addUser(t, store, { avatar: 'https://cdn.example.com/mine.png' });
+      const res = await patch(t, store, member.id, store.owner.accessToken, { avatar: null }).expect(200);
+      expect(res.body.user.avatar).toMatch(/\/auth-api\/avatars\/[a-f0-9]{32}\.svg$/);
+    });
+
+    it('POST /users with a lone surrogate in email → 400, not a 500', async () => {
+      const store = await ownedStore(t);
+      for (const email of ['\ud800', 'a\udfff@example.com']) {
+        const res = await t.http
+          .post(USERS)
+          .set(HEADER, store.codename)
+          .set('Authorization', bearer(store.owner.accessToken))
+          .set('Content-Type', 'application/json')
+          .send(JSON.stringify({ email, password: PASSWORD, fullname: 'Member' }));
+        expect(res.status).toBe(400);
+        expect(res.body).toMatchObject({ errCode: 'ValidationFailed', detail: expect.stringMatching(/^email /) });
+      }
     });
   });
 

@@ -1,10 +1,12 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
+import { ApiResult, DeletedResponse } from '../common/api-result.js';
 import { Envelope, type Enveloped } from '../common/envelope.js';
-import { Authenticated, USER_ONLY } from '../common/policy.js';
+import { PageQuery, paging } from '../common/paging.js';
+import { Authenticated, USER_ONLY, USER_OR_API_KEY } from '../common/policy.js';
 import { Ctx, type RequestContext } from '../common/request-context.js';
-import { ApiKeyIdParam, CreateApiKeyInput, toApiKeyResponse } from './api-key.dto.js';
+import { ApiKeyIdParam, ApiKeyResponse, CreateApiKeyInput, CreatedApiKeyResponse, toApiKeyResponse, ValidateApiKeyResponse } from './api-key.dto.js';
 import { ApiKeyService } from './api-key.service.js';
 
 class ValidateApiKeyInput {
@@ -13,7 +15,6 @@ class ValidateApiKeyInput {
   apiKey: string;
 }
 
-@ApiBearerAuth()
 @ApiTags('api keys')
 @Controller('auth-api')
 export class ApiKeyController {
@@ -24,24 +25,27 @@ export class ApiKeyController {
   @HttpCode(HttpStatus.CREATED)
   @Envelope({ dataName: 'apiKey', action: 'create' })
   @ApiOperation({ summary: 'Create an API key; the plaintext `key` is shown in this response only.' })
+  @ApiResult(CreatedApiKeyResponse)
   async create(@Ctx() ctx: RequestContext, @Body() input: CreateApiKeyInput): Promise<Enveloped<unknown>> {
     const { record, key } = await this.apiKeys.create(ctx.session!, input);
     return { data: { ...toApiKeyResponse(record), key } };
   }
 
   @Get('v1/apikeys')
-  @Authenticated({ principals: USER_ONLY })
+  @Authenticated({ principals: USER_OR_API_KEY })
   @Envelope({ dataName: 'apiKeys', action: 'list' })
-  @ApiOperation({ summary: 'Your API keys (store admins: the store\'s), by prefix, never the key.' })
-  async list(@Ctx() ctx: RequestContext): Promise<Enveloped<unknown[]>> {
-    const keys = await this.apiKeys.list(ctx.session!, ctx.store!.id);
-    return { data: keys.map(toApiKeyResponse), paging: { pageNumber: 1, pageRowCount: keys.length, totalRowCount: keys.length, pageCount: 1 } };
+  @ApiOperation({ summary: 'Your API keys (store admins: the store\'s), by prefix, never the key; newest first, paged.' })
+  @ApiResult([ApiKeyResponse])
+  async list(@Ctx() ctx: RequestContext, @Query() query: PageQuery): Promise<Enveloped<unknown[]>> {
+    const [keys, total, page] = await this.apiKeys.list(ctx.session!, ctx.store!.id, query);
+    return { data: keys.map(toApiKeyResponse), paging: paging(page, total) };
   }
 
   @Delete('v1/apikeys/:id')
   @Authenticated({ principals: USER_ONLY })
   @Envelope({ dataName: 'apiKey', action: 'delete' })
   @ApiOperation({ summary: 'Delete an API key; its cached sessions end at once.' })
+  @ApiResult(DeletedResponse)
   async delete(@Ctx() ctx: RequestContext, @Param() params: ApiKeyIdParam): Promise<Enveloped<unknown>> {
     await this.apiKeys.delete(ctx.session!, ctx.store!.id, params.id);
     return { data: { id: params.id } };
@@ -52,6 +56,7 @@ export class ApiKeyController {
   @Authenticated({ principals: { user: false, apiKey: false, machine: true } })
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Internal: the session of an API key (machine token required).' })
+  @ApiResult(ValidateApiKeyResponse)
   async validate(@Body() input: ValidateApiKeyInput) {
     const session = await this.apiKeys.authenticate(input.apiKey);
     return { status: 'OK', session };

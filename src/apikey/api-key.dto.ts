@@ -34,6 +34,40 @@ export class ApiKeyIdParam {
   id: string;
 }
 
+export class ApiKeyResponse {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ description: 'The first characters of the key, to recognise it.' }) prefix: string;
+  @ApiProperty({ format: 'uuid' }) userId: string;
+  @ApiProperty({ format: 'uuid' }) storeId: string;
+  @ApiProperty({ type: [String] }) roles: string[];
+  @ApiProperty({ type: [String] }) permissions: string[];
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true }) expiresAt: string | null;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true }) lastUsedAt: string | null;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+}
+
+export class CreatedApiKeyResponse extends ApiKeyResponse {
+  @ApiProperty({ description: 'The key itself: shown in this response only.' }) key: string;
+}
+
+export class ApiKeySession {
+  @ApiProperty({ format: 'uuid', description: 'The key id.' }) sessionId: string;
+  @ApiProperty({ format: 'uuid' }) userId: string;
+  @ApiProperty({ format: 'uuid' }) storeId: string;
+  @ApiProperty({ type: [String] }) roles: string[];
+  @ApiProperty({ type: 'string', nullable: true }) email: string | null;
+  @ApiProperty({ type: 'string', nullable: true }) mobile: string | null;
+  @ApiProperty({ type: 'string', nullable: true }) fullname: string | null;
+  @ApiProperty({ format: 'date-time' }) expiresAt: string;
+  @ApiProperty({ enum: ['apiKey'] }) principal: 'apiKey';
+}
+
+export class ValidateApiKeyResponse {
+  @ApiProperty({ enum: ['OK'] }) status: 'OK';
+  @ApiProperty({ type: ApiKeySession }) session: ApiKeySession;
+}
+
 // The key record as clients see it: never the key or its hash.
 export function toApiKeyResponse(key: ApiKeyEntity) {
   return {

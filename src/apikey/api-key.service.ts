@@ -5,11 +5,13 @@ import { DataSource } from 'typeorm';
 import type { TtlCache } from '../cache/ttl-cache.js';
 import { Clock, DAY_MS } from '../clock/clock.js';
 import { AppError } from '../common/errors.js';
+import { pageRequest, type PageQuery, type PageRequest } from '../common/paging.js';
 import { AppConfig } from '../config/app-config.js';
+import { DomainEvents } from '../events/domain-events.js';
 import type { SessionData } from '../session/session.types.js';
-import { hasAdminRole, rolesWithin } from '../user/roles.js';
+import { hasAdminRole, mayManage, rolesWithin } from '../user/roles.js';
 import { UserService } from '../user/user.service.js';
-import type { CreateApiKeyInput } from './api-key.dto.js';
+import { toApiKeyResponse, type CreateApiKeyInput } from './api-key.dto.js';
 import { ApiKeyEntity } from './api-key.entity.js';
 
 export const API_KEY_CACHE = Symbol('API_KEY_CACHE');
@@ -30,6 +32,7 @@ export class ApiKeyService {
     private readonly users: UserService,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly events: DomainEvents,
   ) {
     this.keyPrefix = `sk_${config.env.PROJECT_CODENAME}_`;
   }
@@ -63,20 +66,34 @@ export class ApiKeyService {
       lastUsedAt: null,
       createdAt: this.clock.now(),
     });
+    this.events.emit('apikey.created', { apiKeyId: record.id, storeId: record.storeId, userId: record.userId });
     return { record, key };
   }
 
-  // Store admins see the store's keys; anyone else their own.
-  list(actor: SessionData, storeId: string): Promise<ApiKeyEntity[]> {
+  // Store admins see the store's keys; anyone else their own. Newest first, a page at a time.
+  async list(actor: SessionData, storeId: string, query: PageQuery): Promise<[ApiKeyEntity[], number, PageRequest]> {
+    const page = pageRequest(query, this.config.settings.paging);
     const where = hasAdminRole(actor.roles) ? { storeId } : { storeId, userId: actor.userId };
-    return this.repo.find({ where, order: { createdAt: 'DESC' } });
+    const [rows, total] = await this.repo.findAndCount({ where, order: { createdAt: 'DESC', id: 'ASC' }, skip: page.offset, take: page.pageRowCount });
+    return [rows, total, page];
   }
 
+  // A key is managed by whoever manages its owner (the user-management rule): a tenantAdmin
+  // sees the owner's keys in the list but cannot delete them.
   async delete(actor: SessionData, storeId: string, id: string): Promise<void> {
     const key = await this.repo.findOneBy({ storeId, id });
     if (!key || (key.userId !== actor.userId && !hasAdminRole(actor.roles))) throw new AppError('NotFound', 'no such API key');
+    const owner = await this.users.findById(storeId, key.userId);
+    if (owner && !mayManage(actor, owner)) throw new AppError('Forbidden', 'this key belongs to a user you may not manage');
     await this.repo.delete({ storeId, id });
     await this.cache.delete([key.keyHash]);
+    this.events.emit('apikey.deleted', { apiKeyId: id, storeId, userId: key.userId });
+  }
+
+  // The key as its owner sees it in lists: never the key or its hash.
+  async findView(storeId: string, id: string): Promise<ReturnType<typeof toApiKeyResponse> | undefined> {
+    const key = await this.repo.findOneBy({ storeId, id });
+    return key ? toApiKeyResponse(key) : undefined;
   }
 
   // The key's session: from the cache (a day at most), or built from the key record and its

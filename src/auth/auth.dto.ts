@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
-import type { SessionData } from '../session/session.types.js';
+import { PageInfo } from '../common/paging.js';
+import { SessionResponse } from '../session/session.dto.js';
 import type { SessionEntity } from '../session/session.entity.js';
 
 export class LoginInput {
@@ -35,24 +36,57 @@ export class SessionIdParam {
   id: string;
 }
 
-export interface SessionView {
-  multipleRoles: boolean;
+// A login's answer: the session with its access token, and the bucket token.
+export class LoginResponse extends SessionResponse {
+  @ApiProperty({ required: true, description: 'The JWT to send as `Authorization: Bearer`.' }) override accessToken: string;
+  @ApiPropertyOptional({ description: 'A token for the avatar bucket.' }) userBucketToken?: string;
 }
 
-// The spec's session object. `userBucketToken` is given at login only.
-export function toSessionResponse(session: SessionData, view: SessionView, accessToken: string, userBucketToken?: string) {
-  return {
-    sessionId: session.sessionId,
-    userId: session.userId,
-    email: session.email,
-    ...(session.mobile && { mobile: session.mobile }),
-    fullname: session.fullname,
-    roleId: view.multipleRoles ? session.roles : session.roles[0],
-    tenantId: session.storeId,
-    accessToken,
-    ...(userBucketToken && { userBucketToken }),
-  };
+export class LogoutResponse {
+  @ApiProperty({ enum: ['OK'] }) status: 'OK';
+  @ApiProperty() message: string;
 }
+
+export class PublicKeyResponse {
+  @ApiProperty({ enum: ['OK'] }) status: 'OK';
+  @ApiProperty({ format: 'uuid' }) keyId: string;
+  @ApiProperty({ description: 'PEM (SPKI) public key.' }) keyData: string;
+}
+
+export class JsonWebKey {
+  @ApiProperty({ enum: ['RSA'] }) kty: string;
+  @ApiProperty() n: string;
+  @ApiProperty() e: string;
+  @ApiProperty({ format: 'uuid' }) kid: string;
+  @ApiProperty({ enum: ['RS256'] }) alg: string;
+  @ApiProperty({ enum: ['sig'] }) use: string;
+}
+
+export class JwksResponse {
+  @ApiProperty({ type: [JsonWebKey] }) keys: JsonWebKey[];
+}
+
+export class SessionListItem {
+  @ApiProperty({ format: 'uuid' }) sessionId: string;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ format: 'date-time' }) expiresAt: string;
+  @ApiProperty({ type: 'string', nullable: true }) ip: string | null;
+  @ApiProperty({ type: 'string', nullable: true }) userAgent: string | null;
+  @ApiProperty({ description: 'The session of this request.' }) current: boolean;
+}
+
+export class SessionListResponse {
+  @ApiProperty({ enum: ['OK'] }) status: 'OK';
+  @ApiProperty({ type: [SessionListItem] }) sessions: SessionListItem[];
+  @ApiProperty({ type: PageInfo }) paging: PageInfo;
+}
+
+export class SessionsEndedResponse {
+  @ApiProperty({ enum: ['OK'] }) status: 'OK';
+  @ApiProperty({ type: 'integer', description: 'How many sessions ended.' }) ended: number;
+}
+
+export { SessionResponse, toSessionResponse, type SessionView } from '../session/session.dto.js';
 
 export function toSessionListItem(row: SessionEntity, currentId: string) {
   return {

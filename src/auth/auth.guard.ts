@@ -1,5 +1,6 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { AccessService, principalOf } from '../access/access.service.js';
 import { ApiKeyService } from '../apikey/api-key.service.js';
 import { AppError } from '../common/errors.js';
 import { Authenticated, Public, type AuthPolicy } from '../common/policy.js';
@@ -9,6 +10,7 @@ import { MachineAuthService } from '../m2m/machine-auth.service.js';
 import type { SessionData } from '../session/session.types.js';
 import { StoreService } from '../store/store.service.js';
 import { SAAS_ROLES } from '../user/roles.js';
+import { VerificationGate } from '../verification/verification.gate.js';
 import { AuthenticationService } from './authentication.service.js';
 
 // The one global guard. It decides per request from the route's declared policy; nothing
@@ -22,6 +24,8 @@ export class AuthGuard implements CanActivate {
     private readonly machines: MachineAuthService,
     private readonly stores: StoreService,
     private readonly config: AppConfig,
+    private readonly verification: VerificationGate,
+    private readonly access: AccessService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -32,6 +36,18 @@ export class AuthGuard implements CanActivate {
     if (!policy) throw new AppError('Forbidden', 'route has no policy'); // PolicyAudit stops this at boot
     const req = context.switchToHttp().getRequest<ContextRequest>();
 
+    try {
+      return await this.authenticate(req, policy);
+    } catch (error) {
+      // `/currentuser` tells a caller without a usable login (bad token or key, or one of another
+      // store) only `No login found`: the client then logs in to the store it targets.
+      const noLogin = error instanceof AppError && (error.status === 401 || error.errCode === 'TenantMismatch' || error.errCode === 'StoreInactive');
+      if (policy.noLoginShape && noLogin) throw new AppError('NoLoginFound');
+      throw error;
+    }
+  }
+
+  private async authenticate(req: ContextRequest, policy: AuthPolicy): Promise<boolean> {
     // An API key, where one is sent, is the credential: no JWT or cookie is looked at.
     const apiKey = this.authentication.apiKeyFrom(req);
     if (apiKey !== undefined) {
@@ -43,43 +59,62 @@ export class AuthGuard implements CanActivate {
         req.ctx.store = (await this.stores.findById(session.storeId)) ?? undefined;
         if (!req.ctx.store) throw new AppError('Unauthorized', 'invalid or expired API key');
       }
-      return this.admit(req, policy, session, false);
+      await this.assertStoreActive(req, session);
+      return this.admit(req, policy, session, false) && this.permit(req, policy);
     }
 
     if (policy.principals.machine && (this.machines.hasToken(req) || !policy.principals.user)) {
       req.ctx.machine = await this.machines.authenticate(req);
-      return true;
+      return this.permit(req, policy);
     }
 
     if (policy.publicWhen && this.config.settings[policy.publicWhen]) {
       const session = await this.authentication.tryAuthenticate(req);
-      // Open to anonymous callers, but a token still counts only in its own store.
-      if (session) this.checkTenant(req, session);
+      // Open to anonymous callers, but a token still counts only in its own store, of an active
+      // store, and only once its second factors are done.
+      if (session) {
+        await this.checkTenant(req, session);
+        await this.assertStoreActive(req, session);
+        this.verification.checkRequest(session, routeOf(req), !!policy.during2FA);
+      }
       req.ctx.session = session;
       return true;
     }
     if (!policy.principals.user) throw new AppError('PrincipalNotAccepted', 'this route does not accept user sessions');
 
-    let session, token;
-    try {
-      ({ session, token } = await this.authentication.authenticate(req, { bucketToken: policy.bucketToken }));
-    } catch (error) {
-      if (policy.noLoginShape && error instanceof AppError && error.status === 401) throw new AppError('NoLoginFound');
-      throw error;
-    }
-    this.checkTenant(req, session);
+    const { session, token } = await this.authentication.authenticate(req, { bucketToken: policy.bucketToken });
+    await this.checkTenant(req, session);
+    await this.assertStoreActive(req, session);
     req.ctx.accessToken = token;
-    return this.admit(req, policy, session, true);
+    return this.admit(req, policy, session, true) && this.permit(req, policy);
   }
 
   // A token is valid only in the store it was issued for, except a super administrator's.
-  private checkTenant(req: ContextRequest, session: SessionData): void {
+  // The answer says how to fix the call: which header, with the token's own store.
+  private async checkTenant(req: ContextRequest, session: SessionData): Promise<void> {
     if (session.storeId !== req.ctx.store!.id && !session.roles.includes(SAAS_ROLES.superAdmin)) {
-      throw new AppError('TenantMismatch', 'the token was issued for another store');
+      const own = await this.stores.findById(session.storeId);
+      const header = `${this.config.env.PROJECT_CODENAME}-store-codename`;
+      const targeted = req.ctx.storeTargeted ? `store "${req.ctx.store!.codename}"` : `no store (root is assumed)`;
+      throw new AppError(
+        'TenantMismatch',
+        own ? `the token was issued for store "${own.codename}" but the request targets ${targeted}: send the header ${header}: ${own.codename}` : 'the token was issued for another store',
+      );
     }
   }
 
+  // A deactivated store's sessions and keys stop at once: the store row is read on every
+  // request (the tenant's, or the session's own for a super administrator elsewhere), so every
+  // replica sees the change with its next request. Nothing about it is cached.
+  private async assertStoreActive(req: ContextRequest, session: SessionData): Promise<void> {
+    const store = session.storeId === req.ctx.store!.id ? req.ctx.store : await this.stores.findById(session.storeId);
+    if (!store?.isActive) throw new AppError('StoreInactive', 'the store of this login is deactivated');
+  }
+
   private admit(req: ContextRequest, policy: AuthPolicy, session: SessionData, superAdminPasses: boolean): boolean {
+    // API keys and machine tokens have no second factor; a login's pending one closes the route
+    // before its role is looked at.
+    this.verification.checkRequest(session, routeOf(req), !!policy.during2FA);
     const pass = superAdminPasses && session.roles.includes(SAAS_ROLES.superAdmin);
     if (policy.roles && !pass && !session.roles.some((r) => policy.roles!.includes(r))) {
       throw new AppError('Forbidden', 'your role does not allow this');
@@ -87,4 +122,17 @@ export class AuthGuard implements CanActivate {
     req.ctx.session = session;
     return true;
   }
+
+  // A route's permission, decided per request by the one `can()` (deny by default).
+  private async permit(req: ContextRequest, policy: AuthPolicy): Promise<boolean> {
+    if (policy.permission && !(await this.access.can(principalOf(req.ctx), policy.permission))) {
+      throw new AppError('PermissionDenied', `you do not have the permission "${policy.permission}"`);
+    }
+    return true;
+  }
+}
+
+// The matched route, for the 2FA message (`errMsg_getUsersByIdRequiresEmail2FA`).
+function routeOf(req: ContextRequest): { method: string; path: string } {
+  return { method: req.method, path: String((req.route as { path?: string } | undefined)?.path ?? req.path) };
 }

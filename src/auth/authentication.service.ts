@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { CookieOptions, Response } from 'express';
 import { AppError } from '../common/errors.js';
 import type { ContextRequest } from '../common/request-context.js';
 import { AppConfig } from '../config/app-config.js';
@@ -28,11 +29,33 @@ export class AuthenticationService {
     return accessTokenName(this.config.env.PROJECT_CODENAME, store.codename, ROOT_CODENAME);
   }
 
+  // The login's token as a cookie and a header of the same name, for browsers and for clients
+  // that cannot keep cookies.
+  sendToken(res: Response, store: StoreEntity, accessToken: string, expiresAt: Date): void {
+    const name = this.tokenName(store);
+    res.cookie(name, accessToken, { ...this.cookieOptions(), expires: expiresAt });
+    res.setHeader(name, accessToken);
+  }
+
+  clearToken(res: Response, store: StoreEntity): void {
+    res.clearCookie(this.tokenName(store), this.cookieOptions());
+  }
+
+  private cookieOptions(): CookieOptions {
+    const { COOKIE_SECURE, COOKIE_DOMAIN, NODE_ENV } = this.config.env;
+    return { httpOnly: true, sameSite: 'lax', secure: COOKIE_SECURE ?? NODE_ENV === 'production', domain: COOKIE_DOMAIN, path: '/' };
+  }
+
   // The store's name first; the root name too, for a super administrator acting in a store.
   private tokenNames(store: StoreEntity): string[] {
     const names = [this.tokenName(store)];
     if (store.codename !== ROOT_CODENAME) names.push(accessTokenName(this.config.env.PROJECT_CODENAME, ROOT_CODENAME, ROOT_CODENAME));
     return names;
+  }
+
+  // Whether the request carries an access token at all (a bad one is not the same as none).
+  hasToken(req: ContextRequest): boolean {
+    return extractToken(req, this.tokenNames(req.ctx.store!), (v) => v.startsWith(this.apiKeyPrefix)) !== undefined;
   }
 
   async authenticate(req: ContextRequest, opts: { bucketToken?: boolean } = {}): Promise<{ session: SessionData; token: string }> {

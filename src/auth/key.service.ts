@@ -1,4 +1,4 @@
-import { generateKeyPair, randomUUID } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPair, randomUUID, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -11,9 +11,12 @@ import { SigningKeyEntity } from './signing-key.entity.js';
 const generateRsa = promisify(generateKeyPair);
 const KEY_LOCK = 7_311_003;
 
+// The PEM texts are what is published; the KeyObjects, parsed once per key, are what signs and
+// verifies (parsing a PEM on every request was the largest single cost of a verification).
 export interface SigningKey {
   kid: string;
   privateKey: string;
+  privateKeyObject: KeyObject;
   publicKey: string;
   signUntil: Date;
 }
@@ -21,7 +24,12 @@ export interface SigningKey {
 export interface VerificationKey {
   kid: string;
   publicKey: string;
+  publicKeyObject: KeyObject;
   verifyUntil: Date;
+}
+
+function verificationKey(row: Pick<SigningKeyEntity, 'id' | 'publicKey' | 'verifyUntil'>): VerificationKey {
+  return { kid: row.id, publicKey: row.publicKey, publicKeyObject: createPublicKey(row.publicKey), verifyUntil: row.verifyUntil };
 }
 
 // Signing keys live in the database, shared by every replica. A key signs for
@@ -56,7 +64,7 @@ export class KeyService {
     if (!key) {
       const row = await this.dataSource.getRepository(SigningKeyEntity).findOneBy({ id: kid });
       if (!row) return undefined;
-      key = { kid: row.id, publicKey: row.publicKey, verifyUntil: row.verifyUntil };
+      key = verificationKey(row);
       this.verifying.set(kid, key);
     }
     return key.verifyUntil > this.clock.now() ? key : undefined;
@@ -69,7 +77,7 @@ export class KeyService {
       where: { verifyUntil: MoreThan(this.clock.now()) },
       order: { createdAt: 'DESC' },
     });
-    return rows.map((r) => ({ kid: r.id, publicKey: r.publicKey, verifyUntil: r.verifyUntil }));
+    return rows.map((r) => this.verifying.get(r.id) ?? verificationKey(r));
   }
 
   private async loadOrCreate(): Promise<SigningKey> {
@@ -109,7 +117,8 @@ export class KeyService {
   }
 
   private toSigningKey(row: SigningKeyEntity): SigningKey {
-    this.verifying.set(row.id, { kid: row.id, publicKey: row.publicKey, verifyUntil: row.verifyUntil });
-    return { kid: row.id, publicKey: row.publicKey, privateKey: this.encryption.open(row.privateKey), signUntil: row.signUntil };
+    this.verifying.set(row.id, verificationKey(row));
+    const privateKey = this.encryption.open(row.privateKey);
+    return { kid: row.id, publicKey: row.publicKey, privateKey, privateKeyObject: createPrivateKey(privateKey), signUntil: row.signUntil };
   }
 }

@@ -30,7 +30,7 @@ export class TokenService {
     const iat = Math.floor(this.clock.now().getTime() / 1000);
     return this.jwt.signAsync(
       { sessionId: claims.sessionId, userId: claims.userId, storeId: claims.storeId, use: claims.use, iat, exp: Math.floor(expiresAt.getTime() / 1000) },
-      { algorithm: 'RS256', privateKey: key.privateKey, keyid: key.kid },
+      { algorithm: 'RS256', privateKey: key.privateKeyObject, keyid: key.kid },
     );
   }
 
@@ -44,7 +44,8 @@ export class TokenService {
     let claims: Record<string, unknown>;
     try {
       claims = await this.jwt.verifyAsync(token, {
-        publicKey: key.publicKey,
+        // jsonwebtoken takes a KeyObject as is (the option's type names only PEM text)
+        publicKey: key.publicKeyObject as unknown as string,
         algorithms: ['RS256'],
         clockTimestamp: Math.floor(this.clock.now().getTime() / 1000),
       });

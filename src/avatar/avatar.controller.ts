@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Res } from '@nestjs/common';
-import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AppError } from '../common/errors.js';
 import { Public } from '../common/policy.js';
@@ -12,7 +12,7 @@ export class AvatarController {
   @Get(':file')
   @Public()
   @ApiOperation({ summary: 'A generated avatar (SVG), the default for users and stores that send none.' })
-  @ApiProduces('image/svg+xml')
+  @ApiOkResponse({ description: 'The SVG image.', content: { 'image/svg+xml': { schema: { type: 'string' } } } })
   get(@Param('file') file: string, @Res({ passthrough: true }) res: Response): string {
     const seed = file.endsWith('.svg') ? file.slice(0, -4) : '';
     if (!AVATAR_SEED.test(seed)) throw new AppError('NotFound', 'no such avatar');

@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { AppConfig } from '../config/app-config.js';
 
@@ -12,6 +12,8 @@ export interface StoredObject {
 export abstract class AvatarStorage {
   abstract put(key: string, object: StoredObject): Promise<void>;
   abstract get(key: string): Promise<StoredObject | undefined>;
+  // Removing a file that is not there is not an error.
+  abstract delete(key: string): Promise<void>;
 }
 
 export class LocalDiskStorage extends AvatarStorage {
@@ -36,6 +38,10 @@ export class LocalDiskStorage extends AvatarStorage {
       throw error;
     }
   }
+
+  async delete(key: string): Promise<void> {
+    await Promise.all([rm(join(this.dir, key), { force: true }), rm(join(this.dir, `${key}.type`), { force: true })]);
+  }
 }
 
 export class MemoryStorage extends AvatarStorage {
@@ -47,6 +53,10 @@ export class MemoryStorage extends AvatarStorage {
 
   async get(key: string): Promise<StoredObject | undefined> {
     return this.objects.get(key);
+  }
+
+  async delete(key: string): Promise<void> {
+    this.objects.delete(key);
   }
 }
 

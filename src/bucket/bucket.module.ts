@@ -4,10 +4,13 @@ import { memoryStorage } from 'multer';
 import { AppConfig } from '../config/app-config.js';
 import { avatarStorageProvider } from './avatar-storage.js';
 import { BucketController } from './bucket.controller.js';
+import { BucketRepository } from './bucket.repository.js';
 import { BucketService } from './bucket.service.js';
+import { UserModule } from '../user/user.module.js';
 
 @Module({
   imports: [
+    UserModule,
     // Above the limit multer stops reading and Nest answers 413.
     MulterModule.registerAsync({
       inject: [AppConfig],
@@ -15,6 +18,7 @@ import { BucketService } from './bucket.service.js';
     }),
   ],
   controllers: [BucketController],
-  providers: [BucketService, avatarStorageProvider],
+  providers: [BucketService, BucketRepository, avatarStorageProvider],
+  exports: [BucketService],
 })
 export class BucketModule {}

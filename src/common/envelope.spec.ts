@@ -72,6 +72,16 @@ describe('buildEnvelope', () => {
     const key = (storeId: string | undefined, method: string, url: string) =>
       build({ data: {} }, fakeRequest({ storeId, method, url })).cacheKey;
 
+    const session = (userId: string, principal?: 'apiKey') => ({ session: { userId, sessionId: `s-${userId}`, principal } as SessionData });
+    const keyFor = (ctx: Partial<RequestContext>) => build({ data: {} }, fakeRequest({ storeId: 'store-a', method: 'GET', url: '/notifications', ctx })).cacheKey;
+
+    it('differs for two callers of the same URL in the same store', () => {
+      expect(keyFor(session('u1'))).not.toBe(keyFor(session('u2')));
+      expect(keyFor(session('u1'))).not.toBe(keyFor({}));
+      expect(keyFor(session('u1'))).not.toBe(keyFor(session('u1', 'apiKey')));
+      expect(keyFor(session('u1'))).toBe(keyFor(session('u1')));
+    });
+
     it('is the same for the same store, method and URL', () => {
       expect(key('store-a', 'GET', '/x?p=1')).toBe(key('store-a', 'GET', '/x?p=1'));
     });

@@ -59,9 +59,10 @@ export function buildEnvelope(
     elapsedMs: elapsedMs(req.ctx),
     ssoTime: 0,
     source: 'db',
-    // Identifies the resource read: same store, method and URL give the same key.
+    // Identifies the result: same caller, store, method and URL give the same key; two callers
+    // never share one (their answers differ).
     cacheKey: createHash('sha256')
-      .update(`${req.ctx.store?.id ?? ''}\n${req.method}\n${req.originalUrl}`)
+      .update(`${req.ctx.store?.id ?? ''}\n${caller(req)}\n${req.method}\n${req.originalUrl}`)
       .digest('hex')
       .slice(0, 32),
     userId: req.ctx.session?.userId ?? null,
@@ -76,9 +77,16 @@ export function buildEnvelope(
   if (list) {
     envelope.paging = result.paging;
     envelope.filters = result.filters ?? [];
-    envelope.uiPermissions = [];
+    envelope.uiPermissions = req.ctx.uiPermissions ?? [];
   }
   return { ...envelope, [spec.dataName]: result.data, ...result.extra };
+}
+
+// Who is asking: a user, an API key (its roles may differ from its user's), a service, or nobody.
+function caller(req: ContextRequest): string {
+  const { session, machine } = req.ctx;
+  if (session) return session.principal === 'apiKey' ? `apiKey:${session.sessionId}` : `user:${session.userId}`;
+  return machine ? `machine:${machine}` : 'anonymous';
 }
 
 @Injectable()

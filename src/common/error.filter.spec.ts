@@ -43,18 +43,24 @@ function setup(opts: { requestId?: string; headersSent?: boolean } = {}) {
 }
 
 describe('ErrorFilter', () => {
-  it('sends an AppError as the error body with its status', () => {
+  it('sends an AppError with the catalogue message code in message and the sentence in detail', () => {
     const { filter, host, sent, logged } = setup({ requestId: 'req-1' });
     filter.catch(new AppError('DuplicateIdentifier', 'custom msg'), host);
     expect(sent.status).toBe(409);
-    expect(sent.body).toEqual({ result: 'ERR', status: 409, message: 'custom msg', errCode: 'DuplicateIdentifier', requestId: 'req-1' });
+    expect(sent.body).toEqual({ result: 'ERR', status: 409, message: 'errMsg_DuplicateIdentifier', errCode: 'DuplicateIdentifier', detail: 'custom msg', requestId: 'req-1' });
     expect(logged).toEqual([]);
   });
 
-  it('uses the catalogue message when the AppError has no detail', () => {
+  it('has no detail field when the AppError has no detail', () => {
     const { filter, host, sent } = setup({ requestId: 'req-1' });
     filter.catch(new AppError('StoreInactive'), host);
-    expect(sent.body).toMatchObject({ status: 403, message: 'errMsg_StoreInactive', errCode: 'StoreInactive' });
+    expect(sent.body).toEqual({ result: 'ERR', status: 403, message: 'errMsg_StoreInactive', errCode: 'StoreInactive', requestId: 'req-1' });
+  });
+
+  it('keeps the /currentuser shape: no code, no detail', () => {
+    const { filter, host, sent } = setup({ requestId: 'req-1' });
+    filter.catch(new AppError('NoLoginFound', 'the session has ended'), host);
+    expect(sent.body).toEqual({ status: 'ERR', message: 'No login found' });
   });
 
   it("sets the AppError's headers", () => {
@@ -86,7 +92,7 @@ describe('ErrorFilter', () => {
     expect(sent.body).toEqual({ result: 'ERR', status: 500, message: 'errMsg_InternalError', errCode: 'InternalError', requestId: 'req-4' });
     expect(JSON.stringify(sent.body)).not.toMatch(/secret|password/);
     expect(logged).toHaveLength(1);
-    expect(logged[0][0]).toEqual({ err: error, requestId: 'req-4' });
+    expect(logged[0][0]).toEqual({ err: error });
     expect(contexts).toEqual(['ErrorFilter']);
   });
 

@@ -2,6 +2,7 @@ import { Catch, HttpException, HttpStatus, type ArgumentsHost, type ExceptionFil
 import type { Response } from 'express';
 import { PinoLogger } from 'nestjs-pino';
 import { AppError, errorBody, type ErrCode } from './errors.js';
+import { isDependencyOutage, OUTAGE_RETRY_AFTER_S } from './outage.js';
 import type { ContextRequest } from './request-context.js';
 
 // Nest's own HTTP exceptions (unknown route, wrong method...) mapped onto the catalogue.
@@ -32,7 +33,8 @@ export function toAppError(exception: unknown): AppError | undefined {
 }
 
 // The one exception filter: every error leaves as `{ result: 'ERR', status, message, errCode }`.
-// Anything unexpected becomes a 500 that carries only the request id; details go to the log.
+// PostgreSQL or Redis out of reach is a 503 with Retry-After; anything else unexpected becomes
+// a 500 that carries only the request id; details go to the log (see errorForLog).
 @Catch()
 export class ErrorFilter implements ExceptionFilter {
   constructor(private readonly logger: PinoLogger) {
@@ -46,11 +48,18 @@ export class ErrorFilter implements ExceptionFilter {
     const requestId = req.ctx?.requestId;
 
     let error = toAppError(exception);
+    if (!error && isDependencyOutage(exception)) {
+      this.logger.warn({ err: exception, requestId }, 'dependency unavailable');
+      error = new AppError('ServiceUnavailable', 'a service this one depends on is unavailable; retry shortly');
+    }
     if (!error) {
-      this.logger.error({ err: exception, requestId }, 'unhandled error');
+      // The request id is already bound to the request's logger.
+      this.logger.error({ err: exception }, 'unhandled error');
       error = new AppError('InternalError');
     }
     if (res.headersSent) return;
-    res.set(error.headers).status(error.status).json(errorBody(error, requestId));
+    // Every 503 (outage, readiness, overload) tells the client when to come back.
+    const headers = error.status === 503 ? { 'Retry-After': String(OUTAGE_RETRY_AFTER_S), ...error.headers } : error.headers;
+    res.set(headers).status(error.status).json(errorBody(error, requestId));
   }
 }

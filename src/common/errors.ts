@@ -49,14 +49,58 @@ export const ERROR_CATALOGUE = {
   UserNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_UserNotFound' },
   RoleNotAssignable: { status: HttpStatus.FORBIDDEN, message: 'errMsg_RoleNotAssignable' },
   WrongCurrentPassword: { status: HttpStatus.FORBIDDEN, message: 'errMsg_WrongCurrentPassword' },
+  // anti-bot challenge
+  ChallengeFailed: { status: HttpStatus.FORBIDDEN, message: 'errMsg_ChallengeFailed' },
+  // social login and single sign-on (social.errors.ts)
+  SocialProviderNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_SocialProviderNotFound' },
+  SocialRedirectNotAllowed: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_SocialRedirectNotAllowed' },
+  SocialCodeInvalid: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_SocialCodeInvalid' },
+  SsoNotConfigured: { status: HttpStatus.NOT_FOUND, message: 'errMsg_SsoNotConfigured' },
+
+  // verification flows and the second-factor gate (src/verification/verification.errors.ts)
+  EmailTwoFactorNeeded: { status: HttpStatus.FORBIDDEN, message: 'errMsg_EmailTwoFactorNeeded' },
+  MobileTwoFactorNeeded: { status: HttpStatus.FORBIDDEN, message: 'errMsg_MobileTwoFactorNeeded' },
+  VerificationFlowDisabled: { status: HttpStatus.NOT_FOUND, message: 'errMsg_VerificationFlowDisabled' },
+  VerificationResendTooSoon: { status: HttpStatus.TOO_MANY_REQUESTS, message: 'errMsg_VerificationResendTooSoon' },
+  VerificationCodeInvalid: { status: HttpStatus.FORBIDDEN, message: 'errMsg_VerificationCodeInvalid' },
+  VerificationCodeExpired: { status: HttpStatus.FORBIDDEN, message: 'errMsg_VerificationCodeExpired' },
+  VerificationAttemptsExceeded: { status: HttpStatus.TOO_MANY_REQUESTS, message: 'errMsg_VerificationAttemptsExceeded' },
+  SecondFactorNotPending: { status: HttpStatus.CONFLICT, message: 'errMsg_SecondFactorNotPending' },
   // avatar bucket
   FileRequired: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_FileRequired' },
   FileNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_FileNotFound' },
+  // event channel
+  SubscriptionNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_SubscriptionNotFound' },
+  // outbound realtime channel (src/realtime/realtime.errors.ts)
+  RealtimeChannelDisabled: { status: HttpStatus.NOT_FOUND, message: 'errMsg_RealtimeChannelDisabled' },
+  RealtimeInvalidChannel: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeInvalidChannel' },
+  RealtimeInvalidEvent: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeInvalidEvent' },
+  RealtimeTooManyChannels: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeTooManyChannels' },
+  RealtimeTooManyEvents: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeTooManyEvents' },
+  RealtimeNotPresenceChannel: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeNotPresenceChannel' },
+  RealtimeInvalidInfo: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeInvalidInfo' },
+  RealtimeInvalidSocketId: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeInvalidSocketId' },
+  RealtimeInvalidParameter: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeInvalidParameter' },
+  RealtimeEncryptionDisabled: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeEncryptionDisabled' },
+  RealtimeChannelForbidden: { status: HttpStatus.FORBIDDEN, message: 'errMsg_RealtimeChannelForbidden' },
+  RealtimeWebhookInvalid: { status: HttpStatus.UNAUTHORIZED, message: 'errMsg_RealtimeWebhookInvalid' },
+  RealtimeProviderError: { status: HttpStatus.BAD_GATEWAY, message: 'errMsg_RealtimeProviderError' },
+  // permissions, grants and user groups (src/access/access.errors.ts)
+  PermissionDenied: { status: HttpStatus.FORBIDDEN, message: 'errMsg_PermissionDenied' },
+  PermissionUnknown: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_PermissionUnknown' },
+  PermissionNotHeld: { status: HttpStatus.FORBIDDEN, message: 'errMsg_PermissionNotHeld' },
+  PermissionGrantNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_PermissionGrantNotFound' },
+  UserGroupsInactive: { status: HttpStatus.NOT_FOUND, message: 'errMsg_UserGroupsInactive' },
+  UserGroupNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_UserGroupNotFound' },
+  UserGroupMemberNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_UserGroupMemberNotFound' },
+  UserGroupMemberExists: { status: HttpStatus.CONFLICT, message: 'errMsg_UserGroupMemberExists' },
+  GlobalGroupSaasOnly: { status: HttpStatus.FORBIDDEN, message: 'errMsg_GlobalGroupSaasOnly' },
 } as const satisfies Record<string, { status: HttpStatus; message: string; shape?: 'status' }>;
 
 export type ErrCode = keyof typeof ERROR_CATALOGUE;
 
-// A failure the client can act on. `detail` replaces the catalogue message when it names a field.
+// A failure the client can act on. The body's `message` is always the catalogue's message code,
+// so clients can switch on it; `detail` is the human sentence (which field, what is wrong).
 export class AppError extends Error {
   readonly status: number;
 
@@ -64,8 +108,13 @@ export class AppError extends Error {
     readonly errCode: ErrCode,
     readonly detail?: string,
     readonly headers: Record<string, string> = {},
+    // A message code more precise than the catalogue's, where the spec names one per route
+    // (`errMsg_getUsersRequiresEmail2FA`); still a code, never a sentence.
+    readonly messageCode?: `errMsg_${string}`,
+    // Extra body fields the client can act on (e.g. `providerStatus` of a failed upstream call).
+    readonly fields: Record<string, string | number | boolean> = {},
   ) {
-    super(detail ?? ERROR_CATALOGUE[errCode].message);
+    super(detail ?? messageCode ?? ERROR_CATALOGUE[errCode].message);
     this.name = 'AppError';
     this.status = ERROR_CATALOGUE[errCode].status;
   }
@@ -76,13 +125,15 @@ export interface ErrorBody {
   status: number;
   message: string;
   errCode: ErrCode;
+  detail?: string;
   requestId?: string;
+  [field: string]: unknown;
 }
 
 // The spec's two shapes: `{ result, status, message, errCode }`, and `{ status: 'ERR', message }`
 // for `/currentuser` without a login.
 export function errorBody(error: AppError, requestId?: string): ErrorBody | { status: 'ERR'; message: string } {
-  const entry: { status: number; shape?: 'status' } = ERROR_CATALOGUE[error.errCode];
-  if (entry.shape === 'status') return { status: 'ERR', message: error.message };
-  return { result: 'ERR', status: error.status, message: error.message, errCode: error.errCode, requestId };
+  const entry: { status: number; message: string; shape?: 'status' } = ERROR_CATALOGUE[error.errCode];
+  if (entry.shape === 'status') return { status: 'ERR', message: entry.message };
+  return { ...error.fields, result: 'ERR', status: error.status, message: error.messageCode ?? entry.message, errCode: error.errCode, ...(error.detail !== undefined && { detail: error.detail }), requestId };
 }

@@ -9,12 +9,19 @@ const INCOMING_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 // Keys that would reach an object's prototype if ever copied onto one.
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
+// HSTS for a year, sent only over HTTPS (where browsers heed it).
+const HSTS = 'max-age=31536000; includeSubDomains';
+
 // First middleware: the request id (kept from `x-request-id` when well-formed) and the clock.
+// Answers carry tokens, sessions and keys, so no cache keeps any answer unless its route says
+// so (images). `req.secure` follows TRUST_PROXY: behind a proxy, X-Forwarded-Proto decides.
 export function requestContext(req: Request, res: Response, next: NextFunction): void {
   const incoming = req.headers['x-request-id'];
   const requestId = typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming) ? incoming : randomUUID();
   (req as ContextRequest).ctx = { requestId, startedAt: process.hrtime.bigint() };
   res.setHeader('x-request-id', requestId);
+  res.setHeader('Cache-Control', 'no-store');
+  if (req.secure) res.setHeader('Strict-Transport-Security', HSTS);
   next();
 }
 
@@ -27,14 +34,24 @@ const MAX_BODY_DEPTH = 32;
 
 // PostgreSQL text cannot hold NUL: refused here rather than failing in the database (a 500).
 const NUL = '\u0000';
+// A lone UTF-16 surrogate (JSON allows `"\ud800"`) is not Unicode text: validators throw on it
+// (URIError in the email check) and the database would silently store U+FFFD instead.
+const LONE_SURROGATE = /\p{Cs}/u;
+
+function textProblem(value: string, what: string): AppError | undefined {
+  if (value.includes(NUL)) return new AppError('ValidationFailed', `${what} contains a NUL character`);
+  if (LONE_SURROGATE.test(value)) return new AppError('ValidationFailed', `${what} is not valid Unicode text (lone surrogate)`);
+  return undefined;
+}
 
 function bodyProblem(value: unknown, depth = 0, path = 'body'): AppError | undefined {
-  if (typeof value === 'string') return value.includes(NUL) ? new AppError('ValidationFailed', `${path} contains a NUL character`) : undefined;
+  if (typeof value === 'string') return textProblem(value, path);
   if (!value || typeof value !== 'object') return undefined;
   if (depth > MAX_BODY_DEPTH) return new AppError('ValidationFailed', `body is nested deeper than ${MAX_BODY_DEPTH} levels`);
   for (const key of Object.keys(value)) {
     if (FORBIDDEN_KEYS.has(key)) return new AppError('ForbiddenField', `property ${key} is not accepted`);
-    if (key.includes(NUL)) return new AppError('ValidationFailed', 'a property name contains a NUL character');
+    const keyProblem = textProblem(key, 'a property name');
+    if (keyProblem) return keyProblem;
     const nested = bodyProblem((value as Record<string, unknown>)[key], depth + 1, path === 'body' ? key : `${path}.${key}`);
     if (nested) return nested;
   }
@@ -42,14 +59,20 @@ function bodyProblem(value: unknown, depth = 0, path = 'body'): AppError | undef
 }
 
 // JSON bodies: at most 100 kB, an object at the top, at most 32 levels deep, no prototype keys,
-// no NUL in strings; other body types are refused except multipart (uploads).
+// no NUL or lone surrogate in strings; other body types are refused except multipart (uploads), and
+// flat form-encoded bodies on `formRoutes` (endpoints that third-party client libraries post forms to).
 // Parser failures are answered here in the error shape (they happen before Nest's filter can see
 // them).
-export function jsonBody(): (req: Request, res: Response, next: NextFunction) => void {
-  // The exact bytes are kept for machine tokens, which are bound to them.
-  const parse = express.json({ limit: JSON_BODY_LIMIT, strict: true, verify: (req, _res, buf) => ((req as ContextRequest).rawBody = buf) });
+// Form posts are taken on `formRoutes` (endpoints that third-party client libraries post forms to)
+// and on `formPaths` (a provider's `form_post` callback).
+export function jsonBody(opts: { formRoutes?: readonly string[]; formPaths?: RegExp } = {}): (req: Request, res: Response, next: NextFunction) => void {
+  // The exact bytes are kept for machine tokens and webhooks, which are bound to them.
+  const parseJson = express.json({ limit: JSON_BODY_LIMIT, strict: true, verify: (req, _res, buf) => ((req as ContextRequest).rawBody = buf) });
+  const parseForm = express.urlencoded({ limit: JSON_BODY_LIMIT, extended: false, parameterLimit: 50 });
+  const forms = new Set(opts.formRoutes ?? []);
   return (req, res, next) => {
-    parse(req, res, (err?: { type?: string }) => {
+    const form = (forms.has(req.path) || !!opts.formPaths?.test(req.path)) && req.is('application/x-www-form-urlencoded') === 'application/x-www-form-urlencoded';
+    (form ? parseForm : parseJson)(req, res, (err?: { type?: string }) => {
       if (err) {
         if (err.type === 'entity.too.large') return send(req, res, new AppError('PayloadTooLarge', `body exceeds ${JSON_BODY_LIMIT}`));
         if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported') return send(req, res, new AppError('UnsupportedMediaType'));
@@ -57,10 +80,10 @@ export function jsonBody(): (req: Request, res: Response, next: NextFunction) =>
       }
       // A body in any other type would reach validation as "missing fields": say what is wrong.
       const hasContent = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-      if (hasContent && !req.is(['application/json', 'multipart/form-data'])) {
+      if (hasContent && !form && !req.is(['application/json', 'multipart/form-data'])) {
         return send(req, res, new AppError('UnsupportedMediaType', 'send the body as application/json'));
       }
-      if (req.is('application/json') && req.body !== undefined) {
+      if ((form || req.is('application/json')) && req.body !== undefined) {
         if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
           return send(req, res, new AppError('ValidationFailed', 'body must be a JSON object'));
         }

@@ -1,4 +1,4 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 
@@ -7,6 +7,14 @@ export interface Paging {
   pageRowCount: number;
   totalRowCount: number;
   pageCount: number;
+}
+
+// The `paging` object of a paged answer, as documented.
+export class PageInfo implements Paging {
+  @ApiProperty({ type: 'integer' }) pageNumber: number;
+  @ApiProperty({ type: 'integer' }) pageRowCount: number;
+  @ApiProperty({ type: 'integer' }) totalRowCount: number;
+  @ApiProperty({ type: 'integer' }) pageCount: number;
 }
 
 export class PageQuery {

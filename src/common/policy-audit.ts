@@ -6,6 +6,33 @@ import { Authenticated, Public, type AuthPolicy } from './policy.js';
 const PATH_METADATA = 'path';
 const METHOD_METADATA = 'method';
 
+export interface ControllerRoute {
+  method: string;
+  // Express form: `/auth-api/v1/users/:id`.
+  path: string;
+  handler: (...args: unknown[]) => unknown;
+  metatype: object;
+}
+
+// Every route of every controller, with the handler and class that carry its metadata.
+export function controllerRoutes(discovery: DiscoveryService, scanner: MetadataScanner): ControllerRoute[] {
+  const routes: ControllerRoute[] = [];
+  for (const wrapper of discovery.getControllers()) {
+    const { instance, metatype } = wrapper;
+    if (!instance || !metatype) continue;
+    const base = String(Reflect.getMetadata(PATH_METADATA, metatype) ?? '');
+    const proto = Object.getPrototypeOf(instance) as object;
+    for (const name of scanner.getAllMethodNames(proto)) {
+      const handler = (proto as Record<string, unknown>)[name] as (...args: unknown[]) => unknown;
+      const path = Reflect.getMetadata(PATH_METADATA, handler) as string | undefined;
+      if (path === undefined) continue;
+      const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
+      routes.push({ method, path: '/' + [base, path].filter((p) => p && p !== '/').join('/'), handler, metatype });
+    }
+  }
+  return routes;
+}
+
 export interface RoutePolicy {
   method: string;
   path: string;
@@ -22,6 +49,7 @@ function describe(policy: AuthPolicy | undefined): string {
     policy.permission && `permission=${policy.permission}`,
     policy.bucketToken && 'bucketToken',
     policy.publicWhen && `publicWhen=${policy.publicWhen}`,
+    policy.during2FA && 'during2FA',
   ]
     .filter(Boolean)
     .join(' ');
@@ -44,22 +72,12 @@ export class PolicyAudit implements OnModuleInit {
   }
 
   routes(): RoutePolicy[] {
-    const routes: RoutePolicy[] = [];
-    for (const wrapper of this.discovery.getControllers()) {
-      const { instance, metatype } = wrapper;
-      if (!instance || !metatype) continue;
-      const base = String(Reflect.getMetadata(PATH_METADATA, metatype) ?? '');
-      const proto = Object.getPrototypeOf(instance) as object;
-      for (const name of this.scanner.getAllMethodNames(proto)) {
-        const handler = (proto as Record<string, unknown>)[name] as (...args: unknown[]) => unknown;
-        const path = Reflect.getMetadata(PATH_METADATA, handler) as string | undefined;
-        if (path === undefined) continue;
-        const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
-        const targets = [handler, metatype];
+    return controllerRoutes(this.discovery, this.scanner)
+      .map(({ method, path, handler, metatype }) => {
+        const targets = [handler, metatype as new () => unknown];
         const policy = this.reflector.getAllAndOverride(Public, targets) ? 'public' : describe(this.reflector.getAllAndOverride(Authenticated, targets));
-        routes.push({ method, path: '/' + [base, path].filter((p) => p && p !== '/').join('/'), policy });
-      }
-    }
-    return routes.sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
+        return { method, path, policy };
+      })
+      .sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
   }
 }

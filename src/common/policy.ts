@@ -23,8 +23,15 @@ export interface AuthPolicy {
   publicWhen?: 'userRegisterIsPublic';
   // `/currentuser` answers 401 in its own shape: `{ status: 'ERR', message: 'No login found' }`.
   noLoginShape?: boolean;
+  // Open to a login whose second factor is pending (`/currentuser`, the 2FA routes); every
+  // other route answers 403 EmailTwoFactorNeeded / MobileTwoFactorNeeded until it is done.
+  during2FA?: boolean;
 }
 
 export const Authenticated = Reflector.createDecorator<AuthPolicy>();
 
 export const USER_ONLY: Principals = { user: true, apiKey: false, machine: false };
+
+// A key acts as its creator with at most the creator's current roles: it goes where a login of
+// those roles goes, except where keys are created or deleted and passwords changed.
+export const USER_OR_API_KEY: Principals = { user: true, apiKey: true, machine: false };

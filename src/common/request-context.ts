@@ -18,6 +18,8 @@ export interface RequestContext {
   session?: SessionData;
   // The access token that authenticated the request (echoed by /currentuser).
   accessToken?: string;
+  // The caller's permissions, reported in list envelopes (set by the access module).
+  uiPermissions?: string[];
 }
 
 export type ContextRequest = Request & { ctx: RequestContext; rawBody?: Buffer };

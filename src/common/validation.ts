@@ -1,4 +1,7 @@
 import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
+import { applyDecorators } from '@nestjs/common';
+import { Transform } from 'class-transformer';
+import { isURL, ValidateBy, ValidateIf } from 'class-validator';
 import { AppError } from './errors.js';
 
 // The first problem, named by its full path (`store.name must be a string`).
@@ -49,4 +52,51 @@ export class StrictValidationPipe extends ValidationPipe {
     }
     return super.transform(value, metadata);
   }
+}
+
+const URL_OPTIONS = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };
+// The service's own image links, as it hands them out without PUBLIC_URL: generated avatars and
+// bucket downloads. A client may send back what it was given.
+const OWN_IMAGE_LINK = /^\/auth-api\/(avatars\/[a-f0-9]{32}\.svg|bucket\/userAvatars\/download\/key\/[a-f0-9]{40})$/;
+
+// An image address: an absolute http(s) URL, or one of the service's own relative links.
+export function IsImageUrl(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isImageUrl',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && (isURL(value, URL_OPTIONS) || OWN_IMAGE_LINK.test(value)),
+      defaultMessage: (args) => `${args?.property} must be an http(s) URL`,
+    },
+  });
+}
+
+// A BCP 47 language tag (`en`, `pt-BR`, `zh-Hant-TW`), stored in its canonical form; null clears
+// the preference. Intl knows the grammar, so `english` or `en_US` are refused.
+export function IsLanguageTag(): PropertyDecorator {
+  return applyDecorators(
+    Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? (canonicalLanguage(value) ?? value) : value)),
+    ValidateIf((_o, value) => value !== null),
+    ValidateBy({
+      name: 'isLanguageTag',
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && value.length <= 35 && canonicalLanguage(value) === value,
+        defaultMessage: (args) => `${args?.property} must be a BCP 47 language tag (e.g. en, pt-BR) or null`,
+      },
+    }),
+  );
+}
+
+function canonicalLanguage(tag: string): string | undefined {
+  try {
+    return Intl.getCanonicalLocales(tag)[0];
+  } catch {
+    return undefined;
+  }
+}
+
+// `@IsOptional()` lets null through unchecked as well as absence: a PATCH field sent as null
+// would reach the service (and the database) as a value. This skips validation only when the
+// field is absent, so null is checked like any other value and refused where it is not one.
+export function IsOmittable(): PropertyDecorator {
+  return ValidateIf((_object: object, value: unknown) => value !== undefined);
 }

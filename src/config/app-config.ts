@@ -1,6 +1,7 @@
 import type { Clock } from '../clock/clock.js';
 import { loadEnv, type EnvVars } from './env.js';
 import { loadSettings, type ServiceSettings, type SettingsOverrides } from './settings.js';
+import { resolveSocialLogin, resolveSso, type ResolvedSocialLogin, type ResolvedSso } from './social-secrets.js';
 
 export interface ConfigSources {
   // Environment to read; `process.env` when omitted.
@@ -9,26 +10,41 @@ export interface ConfigSources {
   settings?: SettingsOverrides;
   // Time as the service sees it (tests move it).
   clock?: Clock;
+  // Where log lines go; stdout when omitted (tests read them).
+  logStream?: { write(line: string): void };
+  // Further Nest modules to mount (tests mount probe routes that declare permissions).
+  imports?: unknown[];
 }
 
 // The validated configuration: environment (infrastructure, secrets) and service settings
 // (behaviour). Built once, before Nest starts, so a bad key stops the boot with its name.
 export class AppConfig {
+  // Enabled social providers and single sign-on with their secrets read from the environment.
+  readonly socialLogin: ResolvedSocialLogin;
+  readonly sso: ResolvedSso | null;
+
   private constructor(
     readonly env: EnvVars,
     readonly settings: ServiceSettings,
     private readonly source: Record<string, string | undefined>,
-  ) {}
+  ) {
+    this.socialLogin = resolveSocialLogin(settings.socialLogin, env.FRONTEND_URL, this.secretFromEnv);
+    this.sso = resolveSso(settings.sso, { clientRedirect: this.socialLogin.redirectUrl, production: env.NODE_ENV === 'production' }, this.secretFromEnv);
+  }
 
   static load(sources: ConfigSources = {}): AppConfig {
     const source = sources.env ?? process.env;
     const env = loadEnv(source);
-    return new AppConfig(env, loadSettings(env.SERVICE_SETTINGS, sources.settings), source);
+    return new AppConfig(env, loadSettings(env.SERVICE_SETTINGS, sources.settings, env.NODE_ENV), source);
   }
 
   // A variable named by the settings file (`{ "env": "SMTP_PASSWORD" }`): provider credentials
   // stay in the environment, out of the repository.
   readonly secretFromEnv = (name: string): string | undefined => this.source[name];
+
+  get docsEnabled(): boolean {
+    return this.env.DOCS_ENABLED ?? this.env.NODE_ENV !== 'production';
+  }
 
   get embeddedDatabase(): boolean {
     return !this.env.DATABASE_URL;
@@ -37,5 +53,10 @@ export class AppConfig {
   // Prefix for links to the service's own resources (avatars): absolute when PUBLIC_URL is set.
   publicUrl(path: string): string {
     return (this.env.PUBLIC_URL?.replace(/\/$/, '') ?? '') + path;
+  }
+
+  // An absolute link: from PUBLIC_URL, else from the address the request was sent to.
+  absoluteUrl(path: string, requestOrigin: string): string {
+    return (this.env.PUBLIC_URL?.replace(/\/$/, '') ?? requestOrigin) + path;
   }
 }

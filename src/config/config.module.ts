@@ -1,6 +1,7 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { Clock } from '../clock/clock.js';
 import { AppConfig } from './app-config.js';
+import { CorsPolicy } from './cors.js';
 
 @Global()
 @Module({})
@@ -11,8 +12,9 @@ export class ConfigModule {
       providers: [
         { provide: AppConfig, useValue: config },
         { provide: Clock, useValue: clock },
+        { provide: CorsPolicy, useValue: new CorsPolicy(config) },
       ],
-      exports: [AppConfig, Clock],
+      exports: [AppConfig, Clock, CorsPolicy],
     };
   }
 }

@@ -88,11 +88,48 @@ describe('loadSettings', () => {
     });
   });
 
-  it('merges overrides one level deep and replaces plain values', () => {
+  it('merges overrides into the defaults and replaces plain values', () => {
     const settings = loadSettings(undefined, { paging: { maxPageSize: 5 }, primaryLoginIdentifier: 'mobile' });
     expect(settings.paging).toEqual({ defaultPageSize: 20, maxPageSize: 5 });
     expect(settings.primaryLoginIdentifier).toBe('mobile');
     expect(settings.rateLimits.registration).toEqual({ points: 10, durationSeconds: 3600 });
+  });
+
+  it('allows many more registrations in development than the shipped default', () => {
+    expect(loadSettings(undefined, {}, 'production').rateLimits.registration).toEqual({ points: 10, durationSeconds: 3600 });
+    expect(loadSettings(undefined, {}, 'development').rateLimits.registration.points).toBeGreaterThanOrEqual(1000);
+    expect(loadSettings(undefined, {}, 'development').rateLimits.loginPerIp).toEqual(loadSettings(undefined, {}).rateLimits.loginPerIp);
+  });
+
+  it('merges at every depth: one field of one verification flow keeps the rest of the defaults', () => {
+    const settings = loadSettings(undefined, { verification: { flows: { 'email-verification': { enabled: true } } } });
+    expect(settings.verification.flows['email-verification']).toEqual({
+      enabled: true,
+      resendTimeWindow: 60,
+      expireTimeWindow: 86400,
+      verificationType: 'byCode',
+      verificationTemplate: 'emailVerification',
+    });
+    expect(settings.verification.flows['mobile-verification'].enabled).toBe(false);
+    expect(settings.verification.verificationMode).toBe('liveMode');
+  });
+
+  it('merges a settings file at every depth too; arrays replace', () => {
+    const file = writeSettings(
+      'deep.json',
+      JSON.stringify({ verification: { flows: { 'password-reset-by-email': { expireTimeWindow: 120 } } }, notifications: { channels: [{ channelName: 'email', providers: [], fallbackProviders: [] }] } }),
+    );
+    const settings = loadSettings(file);
+    expect(settings.verification.flows['password-reset-by-email']).toMatchObject({ expireTimeWindow: 120, resendTimeWindow: 60, verificationTemplate: 'passwordResetByEmail' });
+    expect(settings.notifications.channels.map((c) => c.channelName)).toEqual(['email']);
+    expect(settings.notifications.defaultLanguage).toBe('en');
+  });
+
+  it('refuses an unknown flow or flow field, naming its path', () => {
+    expect(configError(() => loadSettings(undefined, { verification: { flows: { 'email-verifcation': {} } as never } })).message).toContain('settings.verification.flows.email-verifcation');
+    expect(configError(() => loadSettings(undefined, { verification: { flows: { 'email-verification': { verificationType: 'bySms' } as never } } })).message).toContain(
+      'settings.verification.flows.email-verification.verificationType',
+    );
   });
 
   it('refuses an unknown key inside a settings object, naming its path', () => {

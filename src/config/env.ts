@@ -21,6 +21,7 @@ const NODE_ENVS = ['development', 'test', 'staging', 'production'] as const;
 const toInt = ({ value }: { value: unknown }) =>
   value === undefined || value === '' ? undefined : Number(value);
 const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
+const toBoolean = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : value === 'true' ? true : value === 'false' ? false : value);
 
 // Every environment variable the service reads. `process.env` is read here and nowhere else.
 export class EnvVars {
@@ -41,6 +42,12 @@ export class EnvVars {
   @IsOptional()
   @Matches(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { message: 'PUBLIC_URL must be an http(s) URL' })
   PUBLIC_URL?: string;
+
+  // The client application's address: social login lands on `{FRONTEND_URL}/auth/callback`.
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { message: 'FRONTEND_URL must be an http(s) URL' })
+  FRONTEND_URL?: string;
 
   @Transform(emptyToUndefined)
   @IsOptional()
@@ -84,6 +91,14 @@ export class EnvVars {
   @Max(15)
   BCRYPT_COST = 12;
 
+  // Password hashes (and checks) waiting for or on the thread pool; above it, 503 at once
+  // rather than a queue that makes every login wait.
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  BCRYPT_MAX_PENDING = 32;
+
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
 
@@ -98,15 +113,39 @@ export class EnvVars {
   KEY_ENCRYPTION_SECRET?: string;
 
   // Access-token cookie: `Secure` (default on in production) and `Domain`.
-  @Transform(({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : value === 'true' ? true : value === 'false' ? false : value))
+  @Transform(toBoolean)
   @IsOptional()
   @IsBoolean()
   COOKIE_SECURE?: boolean;
+
+  // The OpenAPI page at /docs: on by default, off in production unless this turns it on.
+  @Transform(toBoolean)
+  @IsOptional()
+  @IsBoolean()
+  DOCS_ENABLED?: boolean;
 
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^\.?[a-z0-9.-]+$/i, { message: 'COOKIE_DOMAIN must be a host name' })
   COOKIE_DOMAIN?: string;
+
+  // GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>` when set.
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  @MinLength(16, { message: 'METRICS_TOKEN must be at least 16 characters' })
+  METRICS_TOKEN?: string;
+
+  // When set, /metrics is served on this port only (bound to METRICS_HOST), not on PORT.
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT?: number;
+
+  @IsString()
+  METRICS_HOST = '127.0.0.1';
 
   // Express `trust proxy`: how client IPs are read behind a load balancer (rate limits use them).
   @Transform(emptyToUndefined)
@@ -143,6 +182,6 @@ export function loadEnv(source: Record<string, string | undefined>): EnvVars {
 
 // Optional keys have no default, so they are not own properties of a fresh EnvVars.
 const optionalKeys = [
-  'PUBLIC_URL', 'DATABASE_URL', 'REDIS_URL', 'SUPER_ADMIN_IDENTIFIER', 'SUPER_ADMIN_PASSWORD', 'SERVICE_SETTINGS', 'TRUST_PROXY',
-  'KEY_ENCRYPTION_SECRET', 'COOKIE_SECURE', 'COOKIE_DOMAIN',
+  'PUBLIC_URL', 'FRONTEND_URL', 'DATABASE_URL', 'REDIS_URL', 'SUPER_ADMIN_IDENTIFIER', 'SUPER_ADMIN_PASSWORD', 'SERVICE_SETTINGS', 'TRUST_PROXY',
+  'KEY_ENCRYPTION_SECRET', 'COOKIE_SECURE', 'COOKIE_DOMAIN', 'METRICS_TOKEN', 'METRICS_PORT', 'DOCS_ENABLED',
 ];

@@ -3,10 +3,12 @@ import { plainToInstance, Type } from 'class-transformer';
 import {
   Allow,
   ArrayUnique,
+  IsArray,
   IsBoolean,
   IsIn,
   IsInt,
   IsNumber,
+  IsObject,
   IsOptional,
   IsString,
   Matches,
@@ -16,9 +18,14 @@ import {
   validateSync,
   type ValidationError,
 } from 'class-validator';
+import { AttributeRuleSetting, PermissionGroupSetting, PermissionTypesSetting } from './access-settings.js';
 import { ConfigError } from './env.js';
+import { DataObjectAccessSetting, EventChannelSettings, EventSubscriptionSetting } from './event-settings.js';
 import { NotificationSettings } from './notification-settings.js';
+import { VerificationSettings } from './verification-settings.js';
 import { projectPath } from './project-path.js';
+import { RealtimeChannelSettings } from './realtime-settings.js';
+import { SocialLoginSettings, SsoSettings } from './social-settings.js';
 
 export const PRIMARY_IDENTIFIERS = ['email', 'mobile', 'emailOrMobile'] as const;
 export const SECONDARY_PRESENCES = ['none', 'optional', 'required'] as const;
@@ -67,10 +74,15 @@ export class RateLimitSetting {
 }
 
 export class RateLimitsSettings {
-  // Public registrations per client IP.
+  // Successful public registrations per client IP.
   @ValidateNested()
   @Type(() => RateLimitSetting)
   registration: RateLimitSetting;
+
+  // Refused public registrations (invalid input, duplicates...) per client IP.
+  @ValidateNested()
+  @Type(() => RateLimitSetting)
+  registrationFailures: RateLimitSetting;
 
   // Failed logins per (store, username); a success clears the count.
   @ValidateNested()
@@ -132,6 +144,11 @@ export class MachineServiceSetting {
   // Its Ed25519 public key: PEM text, or { "env": "NAME" }.
   @Allow()
   publicKey: string | { env: string };
+
+  // What its tokens may do where a route or object asks for a permission.
+  @IsOptional()
+  @IsString({ each: true })
+  permissions?: string[];
 }
 
 export class MachineTokenSettings {
@@ -148,6 +165,66 @@ export class MachineTokenSettings {
   allowedM2MClients: string[];
 }
 
+// An origin as browsers send it (`scheme://host[:port]`), `https://*.example.com` for any
+// subdomain, or `*` (any origin, only without credentials).
+const ORIGIN = /^(\*|https?:\/\/(\*\.)?([a-z0-9-]+(\.[a-z0-9-]+)*|\[[0-9a-f:]+\])(:\d{1,5})?)$/i;
+
+export class CorsSettings {
+  // null: local dev origins (localhost, 127.0.0.1 on any port) in development and test, none
+  // in staging and production. A list replaces that default.
+  @IsOptional()
+  @IsArray()
+  @Matches(ORIGIN, { each: true, message: 'allowedOrigins: each entry must be scheme://host[:port] (no path), https://*.domain, or *' })
+  allowedOrigins: string[] | null;
+
+  // Browsers send cookies and the Authorization header cross-origin only when this is true.
+  @IsBoolean()
+  credentials: boolean;
+
+  // Response headers pages may read, beside x-request-id and the access-token headers.
+  @IsArray()
+  @Matches(/^[A-Za-z0-9-]{1,64}$/, { each: true, message: 'exposedHeaders: each entry must be a header name' })
+  exposedHeaders: string[];
+
+  // How long browsers may cache a preflight answer.
+  @IsInt()
+  @Min(0)
+  @Max(86400)
+  maxAgeSeconds: number;
+}
+
+export const ANTI_BOT_PROVIDERS = ['none', 'altcha', 'hcaptcha', 'turnstile', 'recaptcha'] as const;
+export type AntiBotProvider = (typeof ANTI_BOT_PROVIDERS)[number];
+
+// A challenge before public registrations (and the verification starts that opt in).
+export class AntiBotSettings {
+  // none: off. altcha: our own proof-of-work challenge (GET /auth-api/challenge), no third party.
+  // hcaptcha, turnstile, recaptcha: a token checked at the provider's verify URL.
+  @IsIn(ANTI_BOT_PROVIDERS)
+  provider: AntiBotProvider;
+
+  // ALTCHA: the HMAC key signing challenges (required in staging and production: every replica
+  // must share it). Others: the provider's secret key. Text, or { "env": "NAME" }.
+  @Allow()
+  secret: string | { env: string } | null;
+
+  // The provider's verify endpoint; its public address when null.
+  @IsOptional()
+  @Matches(/^https?:\/\/\S+$/, { message: 'verifyUrl must be an http(s) URL' })
+  verifyUrl: string | null;
+
+  // ALTCHA difficulty (largest number a client may have to try) and challenge lifetime.
+  @IsInt()
+  @Min(1000)
+  @Max(10_000_000)
+  altchaMaxNumber: number;
+
+  @IsInt()
+  @Min(10)
+  @Max(3600)
+  altchaExpireSeconds: number;
+}
+
 export class SuperAdminDataItem {
   @IsString()
   name: string;
@@ -157,7 +234,7 @@ export class SuperAdminDataItem {
 }
 
 // The service settings file: behaviour, not infrastructure. Shipped defaults live in
-// config/settings.default.json; a file named by SERVICE_SETTINGS overrides them key by key.
+// config/settings.default.json; a file named by SERVICE_SETTINGS merges into them (see merge).
 export class ServiceSettings {
   @IsIn(PRIMARY_IDENTIFIERS)
   primaryLoginIdentifier: PrimaryLoginIdentifier;
@@ -216,6 +293,27 @@ export class ServiceSettings {
   @ArrayUnique((r: CustomRoleSetting) => r.value, { message: 'customRoles values must be unique' })
   customRoles: CustomRoleSetting[];
 
+  // Permission-based access control (src/access): grants decide routes that declare a permission.
+  @IsBoolean()
+  pbacIsActive: boolean;
+
+  @ValidateNested({ each: true })
+  @Type(() => PermissionGroupSetting)
+  permissionGroups: PermissionGroupSetting[];
+
+  @ValidateNested()
+  @Type(() => PermissionTypesSetting)
+  permissionTypes: PermissionTypesSetting;
+
+  @ValidateNested({ each: true })
+  @Type(() => AttributeRuleSetting)
+  @ArrayUnique((r: AttributeRuleSetting) => r.name, { message: 'attributeRules names must be unique' })
+  attributeRules: AttributeRuleSetting[];
+
+  // Grants that ship with the deployment: role value -> permissions, in every store.
+  @IsObject()
+  roleGrants: Record<string, string[]>;
+
   @ValidateNested({ each: true })
   @Type(() => SuperAdminDataItem)
   superAdminData: SuperAdminDataItem[];
@@ -244,6 +342,19 @@ export class ServiceSettings {
   @Max(3650)
   keyRefreshPeriodInDays: number;
 
+  // Live sessions a user may hold; a login beyond it ends the user's oldest session.
+  @IsInt()
+  @Min(1)
+  @Max(10000)
+  maxSessionsPerUser: number;
+
+  // Uploaded avatar files a user may hold; an upload beyond it deletes the user's oldest file
+  // that is not the current avatar.
+  @IsInt()
+  @Min(2)
+  @Max(1000)
+  avatarUploadsPerUser: number;
+
   // Sessions kept in the in-process cache when Redis is not configured.
   @IsInt()
   @Min(100)
@@ -262,6 +373,53 @@ export class ServiceSettings {
   @Type(() => NotificationSettings)
   notifications: NotificationSettings;
 
+  @ValidateNested()
+  @Type(() => AntiBotSettings)
+  antiBot: AntiBotSettings;
+
+  // Cross-origin callers (browsers): HTTP routes and the event channel.
+  @ValidateNested()
+  @Type(() => CorsSettings)
+  cors: CorsSettings;
+
+  // Social login providers (social-settings.ts); a provider is used only when enabled.
+  @ValidateNested()
+  @Type(() => SocialLoginSettings)
+  socialLogin: SocialLoginSettings;
+
+  // Single sign-on through an OpenID Connect provider, or null.
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => SsoSettings)
+  sso: SsoSettings | null;
+
+  // Event subscriptions (event-settings.ts): what clients may subscribe to over Socket.IO or SSE.
+  @ValidateNested({ each: true })
+  @Type(() => EventSubscriptionSetting)
+  @ArrayUnique((s: EventSubscriptionSetting) => s.name, { message: 'eventSubscriptions names must be unique' })
+  eventSubscriptions: EventSubscriptionSetting[];
+
+  // Access level per data object; the service's own objects keep their defaults unless listed.
+  @ValidateNested({ each: true })
+  @Type(() => DataObjectAccessSetting)
+  @ArrayUnique((d: DataObjectAccessSetting) => d.name.toLowerCase(), { message: 'dataObjectAccess names must be unique' })
+  dataObjectAccess: DataObjectAccessSetting[];
+
+  @ValidateNested()
+  @Type(() => EventChannelSettings)
+  eventChannel: EventChannelSettings;
+
+  // Email and mobile verification, password reset and second factors (verification-settings.ts).
+  @ValidateNested()
+  @Type(() => VerificationSettings)
+  verification: VerificationSettings;
+
+  // The Pusher-compatible realtime channel (realtime-settings.ts); null: the feature is off.
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => RealtimeChannelSettings)
+  realtimeChannel: RealtimeChannelSettings | null;
+
   // Largest avatar upload, in bytes.
   @IsInt()
   @Min(1024)
@@ -269,9 +427,13 @@ export class ServiceSettings {
   avatarMaxBytes: number;
 }
 
-export type SettingsOverrides = { [K in keyof ServiceSettings]?: ServiceSettings[K] extends object[] ? ServiceSettings[K] : ServiceSettings[K] extends object ? Partial<ServiceSettings[K]> : ServiceSettings[K] };
+// Any part of the settings, at any depth: it merges into the defaults as a settings file does.
+type DeepPartial<T> = T extends readonly unknown[] ? T : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> } : T;
+export type SettingsOverrides = DeepPartial<ServiceSettings>;
 
 export const DEFAULT_SETTINGS_FILE = projectPath('config', 'settings.default.json');
+// Applied over the defaults when NODE_ENV is development: limits a developer does not hit.
+export const DEVELOPMENT_SETTINGS_FILE = projectPath('config', 'settings.development.json');
 
 function readJson(path: string): Record<string, unknown> {
   let text: string;
@@ -289,7 +451,8 @@ function readJson(path: string): Record<string, unknown> {
   }
 }
 
-// Objects merge one level deep (so `paging: { maxPageSize }` keeps `defaultPageSize`); arrays replace.
+// Objects merge at every depth (so `paging: { maxPageSize }` keeps `defaultPageSize`, and one
+// field of one verification flow keeps the flow's other defaults); arrays and scalars replace.
 function merge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
   const out = { ...base };
   for (const [key, value] of Object.entries(over)) {
@@ -308,8 +471,9 @@ function flatten(errors: ValidationError[], prefix = ''): string[] {
   });
 }
 
-export function loadSettings(file: string | undefined, overrides: SettingsOverrides = {}): ServiceSettings {
-  const defaults = readJson(DEFAULT_SETTINGS_FILE);
+export function loadSettings(file: string | undefined, overrides: SettingsOverrides = {}, nodeEnv?: string): ServiceSettings {
+  const shipped = readJson(DEFAULT_SETTINGS_FILE);
+  const defaults = nodeEnv === 'development' ? merge(shipped, readJson(DEVELOPMENT_SETTINGS_FILE)) : shipped;
   const fromFile = file ? readJson(file) : {};
   const known = new Set(Object.keys(defaults));
   const unknown = Object.keys({ ...fromFile, ...overrides }).filter((k) => !known.has(k));
@@ -319,6 +483,9 @@ export function loadSettings(file: string | undefined, overrides: SettingsOverri
   const settings = plainToInstance(ServiceSettings, plain, { exposeDefaultValues: true });
   // Unknown keys inside objects are refused too: a misspelt key would otherwise do nothing.
   const problems = flatten(validateSync(settings, { forbidUnknownValues: false, whitelist: true, forbidNonWhitelisted: true }));
+  if (settings.cors?.credentials && settings.cors.allowedOrigins?.includes('*')) {
+    problems.push('cors.allowedOrigins: "*" cannot be combined with credentials: true (list the origins, or set credentials to false)');
+  }
   if (problems.length) throw new ConfigError(problems.map((p) => `settings.${p}`));
   return settings;
 }

@@ -7,11 +7,19 @@ import { Init1763800000000 } from './migrations/1763800000000-init.js';
 import { SessionsAndKeys1763900000000 } from './migrations/1763900000000-sessions-and-keys.js';
 import { Notifications1764000000000 } from './migrations/1764000000000-notifications.js';
 import { ApiKeys1764100000000 } from './migrations/1764100000000-api-keys.js';
+import { AvatarUploads1764250000000 } from './migrations/1764250000000-avatar-uploads.js';
+import { SocialLogin1764320000000 } from './migrations/1764320000000-social-login.js';
+import { SocialCodeEntity, SocialIdentityEntity } from '../social/social.entity.js';
 import { ApiKeyEntity } from '../apikey/api-key.entity.js';
+import { AvatarUploadEntity } from '../bucket/bucket.entity.js';
 import { NotificationEntity } from '../notification/notification.entity.js';
+import { VerificationCodeEntity } from '../verification/verification.entity.js';
+import { Verification1764310000000 } from './migrations/1764310000000-verification.js';
+import { Access1764400000000 } from './migrations/1764400000000-access.js';
+import { PermissionGrantEntity, UserGroupEntity, UserGroupMemberEntity } from '../access/access.entity.js';
 
-export const ENTITIES = [StoreEntity, UserEntity, SessionEntity, SigningKeyEntity, NotificationEntity, ApiKeyEntity];
-export const MIGRATIONS = [Init1763800000000, SessionsAndKeys1763900000000, Notifications1764000000000, ApiKeys1764100000000];
+export const ENTITIES = [StoreEntity, UserEntity, SessionEntity, SigningKeyEntity, NotificationEntity, ApiKeyEntity, AvatarUploadEntity, VerificationCodeEntity, SocialIdentityEntity, SocialCodeEntity, UserGroupEntity, UserGroupMemberEntity, PermissionGrantEntity];
+export const MIGRATIONS = [Init1763800000000, SessionsAndKeys1763900000000, Notifications1764000000000, ApiKeys1764100000000, AvatarUploads1764250000000, Verification1764310000000, SocialLogin1764320000000, Access1764400000000];
 
 export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
   return {
@@ -22,6 +30,7 @@ export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions
     migrationsRun: false, // run at boot under a lock: see runMigrations
     synchronize: false,
     uuidExtension: 'pgcrypto',
-    extra: { max: poolSize },
+    // A PostgreSQL that does not answer fails the request (503) instead of holding it for ever.
+    extra: { max: poolSize, connectionTimeoutMillis: 3000 },
   };
 }

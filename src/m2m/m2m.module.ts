@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { MachineAuthService } from './machine-auth.service.js';
+import { UsedTokenIds } from './used-token-ids.js';
 
 @Global()
-@Module({ providers: [MachineAuthService], exports: [MachineAuthService] })
+@Module({ providers: [MachineAuthService, UsedTokenIds], exports: [MachineAuthService] })
 export class M2mModule {}

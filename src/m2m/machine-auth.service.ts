@@ -5,7 +5,8 @@ import { AppError } from '../common/errors.js';
 import type { ContextRequest } from '../common/request-context.js';
 import { AppConfig } from '../config/app-config.js';
 import { ConfigError } from '../config/env.js';
-import { MachineTokenError, verifyMachineToken } from './machine-token.js';
+import { MachineTokenError, verifyMachineToken, type VerifiedMachineToken } from './machine-token.js';
+import { UsedTokenIds } from './used-token-ids.js';
 
 // Checks machine tokens against the public keys of the services listed in settings, and the
 // block and allow lists in staging and production.
@@ -17,6 +18,7 @@ export class MachineAuthService implements OnModuleInit {
   constructor(
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly usedIds: UsedTokenIds,
   ) {
     this.header = `${config.env.PROJECT_CODENAME}-machine-token`;
   }
@@ -48,11 +50,22 @@ export class MachineAuthService implements OnModuleInit {
   async authenticate(req: ContextRequest): Promise<string> {
     const token = req.headers[this.header];
     if (typeof token !== 'string' || !token) throw new AppError('Unauthorized', 'a machine token is required');
-    let service: string;
+    let verified: VerifiedMachineToken;
     try {
-      service = await verifyMachineToken(token, { publicKeys: this.publicKeys, body: req.rawBody, now: this.clock.now() });
+      verified = await verifyMachineToken(token, {
+        publicKeys: this.publicKeys,
+        method: req.method,
+        path: req.originalUrl,
+        body: req.rawBody,
+        now: this.clock.now(),
+      });
     } catch (error) {
       throw new AppError('Unauthorized', `machine token refused: ${error instanceof MachineTokenError ? error.message : 'invalid token'}`);
+    }
+    const { service, jti, exp } = verified;
+    // Claimed only once the signature holds: nobody else can spend a service's jti.
+    if (!(await this.usedIds.claim(`${service}:${jti}`, exp * 1000))) {
+      throw new AppError('Unauthorized', 'machine token refused: already used');
     }
     const { NODE_ENV } = this.config.env;
     if (NODE_ENV === 'staging' || NODE_ENV === 'production') {

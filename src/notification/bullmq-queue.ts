@@ -26,6 +26,9 @@ export class BullMqQueue extends NotificationQueue {
   constructor(private readonly options: BullMqOptions) {
     super();
     this.queue = new Queue(QUEUE_NAME, { connection: this.connection(), prefix: options.prefix });
+    // A Redis outage surfaces where it matters, as a failed enqueue (503); without a listener
+    // BullMQ prints every reconnection failure.
+    this.queue.on('error', () => undefined);
   }
 
   private connection(): Redis {
@@ -49,6 +52,11 @@ export class BullMqQueue extends NotificationQueue {
         removeOnFail: true,
       },
     );
+  }
+
+  async depth(): Promise<number> {
+    const counts = await this.queue.getJobCounts('waiting', 'delayed', 'prioritized');
+    return Object.values(counts).reduce((sum, n) => sum + n, 0);
   }
 
   async start(processor: JobProcessor): Promise<void> {

@@ -26,6 +26,10 @@ export class InProcessQueue extends NotificationQueue {
     this.pump();
   }
 
+  async depth(): Promise<number> {
+    return this.waiting.length + this.timers.size;
+  }
+
   async start(processor: JobProcessor): Promise<void> {
     this.processor = processor;
     this.pump();

@@ -1,9 +1,10 @@
 import { Controller, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { IsUUID } from 'class-validator';
+import { ApiResult } from '../common/api-result.js';
 import { Envelope, type Enveloped } from '../common/envelope.js';
 import { pageRequest, paging, PageQuery } from '../common/paging.js';
-import { Authenticated, USER_ONLY } from '../common/policy.js';
+import { Authenticated, USER_OR_API_KEY } from '../common/policy.js';
 import { Ctx, type RequestContext } from '../common/request-context.js';
 import { AppConfig } from '../config/app-config.js';
 import type { NotificationEntity } from './notification.entity.js';
@@ -12,6 +13,16 @@ import { NotificationService } from './notification.service.js';
 class NotificationIdParam {
   @IsUUID()
   id: string;
+}
+
+export class InboxItemResponse {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty() template: string;
+  @ApiProperty({ type: 'string', nullable: true }) subject: string | null;
+  @ApiProperty() body: string;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true }) readAt: string | null;
+  @ApiProperty() isRead: boolean;
 }
 
 function toInboxItem(n: NotificationEntity) {
@@ -27,7 +38,6 @@ function toInboxItem(n: NotificationEntity) {
 }
 
 // The in-app inbox: the caller's own notifications in the targeted store.
-@ApiBearerAuth()
 @ApiTags('notifications')
 @Controller('notifications')
 export class InboxController {
@@ -37,26 +47,29 @@ export class InboxController {
   ) {}
 
   @Get()
-  @Authenticated({ principals: USER_ONLY })
+  @Authenticated({ principals: USER_OR_API_KEY })
   @Envelope({ dataName: 'notifications', action: 'list' })
   @ApiOperation({ summary: 'Your in-app notifications, newest first.' })
+  @ApiResult([InboxItemResponse])
   list(@Ctx() ctx: RequestContext, @Query() query: PageQuery) {
     return this.page(ctx, query, false);
   }
 
   @Get('unread')
-  @Authenticated({ principals: USER_ONLY })
+  @Authenticated({ principals: USER_OR_API_KEY })
   @Envelope({ dataName: 'notifications', action: 'list' })
   @ApiOperation({ summary: 'Your unread in-app notifications, newest first.' })
+  @ApiResult([InboxItemResponse])
   unread(@Ctx() ctx: RequestContext, @Query() query: PageQuery) {
     return this.page(ctx, query, true);
   }
 
   @Post(':id/read')
-  @Authenticated({ principals: USER_ONLY })
+  @Authenticated({ principals: USER_OR_API_KEY })
   @HttpCode(HttpStatus.OK)
   @Envelope({ dataName: 'notification', action: 'update' })
   @ApiOperation({ summary: 'Mark one of your notifications read (again is fine).' })
+  @ApiResult(InboxItemResponse)
   async read(@Ctx() ctx: RequestContext, @Param() params: NotificationIdParam): Promise<Enveloped<unknown>> {
     const { storeId, userId } = ctx.session!;
     return { data: toInboxItem(await this.notifications.markRead(storeId, userId, params.id)) };

@@ -12,6 +12,8 @@ export abstract class NotificationQueue {
   abstract start(processor: JobProcessor): Promise<void>;
   // Stops taking jobs and waits for those in flight.
   abstract close(): Promise<void>;
+  // Jobs waiting to run, retries waiting for their time included (metrics).
+  abstract depth(): Promise<number>;
 }
 
 // Exponential backoff with full jitter around it: base·2^(n-1), times 0.5–1.5.

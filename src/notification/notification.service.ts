@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AppError } from '../common/errors.js';
 import { AppConfig } from '../config/app-config.js';
-import type { ChannelName } from '../config/notification-settings.js';
+import { DomainEvents } from '../events/domain-events.js';
+import type { ChannelName, TemplateSetting } from '../config/notification-settings.js';
 import type { PageRequest } from '../common/paging.js';
 import type { NotificationEntity } from './notification.entity.js';
 import { NotificationQueue } from './notification-queue.js';
@@ -31,9 +32,24 @@ export class NotificationService {
     private readonly notifications: NotificationRepository,
     private readonly queue: NotificationQueue,
     private readonly templates: TemplateService,
+    private readonly events: DomainEvents,
     config: AppConfig,
   ) {
     this.channels = new Set(config.settings.notifications.channels.map((c) => c.channelName));
+  }
+
+  hasChannel(channel: ChannelName): boolean {
+    return this.channels.has(channel);
+  }
+
+  hasTemplate(name: string, channel: ChannelName): boolean {
+    return this.templates.has(name, channel);
+  }
+
+  // Shipped templates of a feature; the settings' own templates of the same name, channel and
+  // language win.
+  addDefaultTemplates(templates: TemplateSetting[]): void {
+    this.templates.addDefaults(templates);
   }
 
   // The in-app inbox of one user in one store.
@@ -73,6 +89,7 @@ export class NotificationService {
     });
     // A lost enqueue is recovered: queued rows are enqueued again when a worker starts.
     await this.queue.enqueue(id);
+    this.events.emit('notification.created', { notificationId: id, storeId: request.storeId, userId: request.userId ?? null, channel: request.channel, template: request.template });
     return id;
   }
 }

@@ -2,6 +2,7 @@ import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } f
 import { PinoLogger } from 'nestjs-pino';
 import { AppConfig } from '../config/app-config.js';
 import type { ChannelName } from '../config/notification-settings.js';
+import { Metrics } from '../metrics/metrics.service.js';
 import { StoreService } from '../store/store.service.js';
 import { UserService } from '../user/user.service.js';
 import type { DeliveryAttempt, NotificationEntity } from './notification.entity.js';
@@ -30,8 +31,10 @@ export class NotificationWorker implements OnApplicationBootstrap, OnApplication
     private readonly stores: StoreService,
     private readonly config: AppConfig,
     private readonly logger: PinoLogger,
+    private readonly metrics: Metrics,
   ) {
     logger.setContext(NotificationWorker.name);
+    metrics.gauge(`${metrics.prefix}notification_queue_depth`, 'Notification jobs waiting to run (retries included).', [], async (set) => set({}, await queue.depth()));
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -65,6 +68,7 @@ export class NotificationWorker implements OnApplicationBootstrap, OnApplication
     if (n.channel === 'inApp') {
       // The row is the delivery: the inbox reads it.
       await this.notifications.markDelivered(n.id, 'inApp', [{ provider: 'inApp', outcome: 'delivered', at: now() }], message);
+      this.metrics.notificationDelivery(n.channel, 'delivered');
       return;
     }
     const attempts: DeliveryAttempt[] = [];
@@ -79,6 +83,7 @@ export class NotificationWorker implements OnApplicationBootstrap, OnApplication
       attempts.push({ provider: provider.name, outcome: 'delivered', at: now() });
       // Only in-app content is kept: other channels' text may carry the secrets just erased.
       await this.notifications.markDelivered(n.id, provider.name, attempts, null);
+      this.metrics.notificationDelivery(n.channel, 'delivered');
       return;
     }
     const permanent = attempts.length > 0 && attempts.every((a) => a.permanent);
@@ -87,11 +92,13 @@ export class NotificationWorker implements OnApplicationBootstrap, OnApplication
       return this.fail(n, attempts);
     }
     await this.notifications.recordAttempts(n.id, attempts, false);
+    this.metrics.notificationDelivery(n.channel, 'retry');
     throw new RetryLater(`attempt ${attempt} of ${maxAttempts} failed`);
   }
 
   private async fail(n: NotificationEntity, attempts: DeliveryAttempt[]): Promise<void> {
     await this.notifications.recordAttempts(n.id, attempts, true);
+    this.metrics.notificationDelivery(n.channel, 'failed');
     this.logger.warn({ notificationId: n.id, channel: n.channel }, 'notification failed');
   }
 

@@ -48,6 +48,15 @@ export class TemplateService implements OnModuleInit {
     if (this.problems.length) throw new ConfigError(this.problems);
   }
 
+  // Templates a feature ships (verification messages): each is used where the settings give no
+  // template of the same name, channel and language.
+  addDefaults(templates: TemplateSetting[]): void {
+    for (const t of templates) {
+      const k = key(t.templateName, t.channel, t.language);
+      if (!this.templates.has(k)) this.templates.set(k, compileTemplate(t));
+    }
+  }
+
   has(name: string, channel: ChannelName): boolean {
     return [...this.templates.keys()].some((k) => k.startsWith(`${name}\n${channel}\n`));
   }

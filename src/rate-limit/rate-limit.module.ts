@@ -1,6 +1,9 @@
 import { Global, Module } from '@nestjs/common';
-import { ClientIpRateLimitGuard, RateLimits } from './rate-limit.js';
+import { ClientIpRateLimitGuard, OutcomeRateLimitInterceptor, RateLimits } from './rate-limit.js';
 
 @Global()
-@Module({ providers: [RateLimits, ClientIpRateLimitGuard], exports: [RateLimits, ClientIpRateLimitGuard] })
+@Module({
+  providers: [RateLimits, ClientIpRateLimitGuard, OutcomeRateLimitInterceptor],
+  exports: [RateLimits, ClientIpRateLimitGuard, OutcomeRateLimitInterceptor],
+})
 export class RateLimitModule {}

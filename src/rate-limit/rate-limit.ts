@@ -2,13 +2,18 @@ import {
   Injectable,
   SetMetadata,
   UseGuards,
+  UseInterceptors,
   applyDecorators,
+  type CallHandler,
   type CanActivate,
   type ExecutionContext,
+  type NestInterceptor,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
+import { catchError, from, mergeMap, type Observable } from 'rxjs';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { ApiFailures } from '../common/api-result.js';
 import { AppError } from '../common/errors.js';
 import { AppConfig } from '../config/app-config.js';
 import { InjectRedis, type OptionalRedis } from '../redis/redis.module.js';
@@ -39,20 +44,21 @@ export class RateLimits {
     return limiter;
   }
 
-  // Takes one point for `key`, or 429 TooManyRequests with Retry-After.
+  // Takes one point for `key`, or 429 TooManyRequests with Retry-After. Atomic in Redis and in
+  // memory: under any concurrency at most `points` calls per window get through.
   async consume(name: RateLimitName, key: string): Promise<void> {
     try {
       await this.limiter(name).consume(key);
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection; // the store failed: not the client's fault
-      throw tooMany(rejection.msBeforeNext);
+      throw this.tooMany(name, rejection.msBeforeNext);
     }
   }
 
   // 429 when `key` has used all its points, without taking one (failure counters).
   async assertOpen(name: RateLimitName, key: string): Promise<void> {
     const state = await this.limiter(name).get(key);
-    if (state && state.consumedPoints >= this.config.settings.rateLimits[name].points) throw tooMany(state.msBeforeNext);
+    if (state && state.consumedPoints >= this.config.settings.rateLimits[name].points) throw this.tooMany(name, state.msBeforeNext);
   }
 
   // Counts a failure; the 429 comes from the next assertOpen.
@@ -60,14 +66,23 @@ export class RateLimits {
     await this.limiter(name).penalty(key, 1);
   }
 
+  // Gives back a point taken by consume (an attempt that turned out not to count).
+  async release(name: RateLimitName, key: string): Promise<void> {
+    await this.limiter(name).reward(key, 1);
+  }
+
   async reset(name: RateLimitName, key: string): Promise<void> {
     await this.limiter(name).delete(key);
   }
-}
 
-function tooMany(msBeforeNext: number): AppError {
-  const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
-  return new AppError('TooManyRequests', `too many requests; retry in ${seconds} s`, { 'Retry-After': String(seconds) });
+  // Names the setting, so whoever meets the limit knows what to change.
+  private tooMany(name: RateLimitName, msBeforeNext: number): AppError {
+    const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
+    const { points, durationSeconds } = this.config.settings.rateLimits[name];
+    return new AppError('TooManyRequests', `too many requests; retry in ${seconds} s (limit: settings rateLimits.${name}, ${points} per ${durationSeconds} s)`, {
+      'Retry-After': String(seconds),
+    });
+  }
 }
 
 const RATE_LIMIT = 'rateLimit';
@@ -88,6 +103,44 @@ export class ClientIpRateLimitGuard implements CanActivate {
   }
 }
 
+// Counts outcomes per client IP: successes against one limit, client errors (4xx) against
+// another, so a developer's failed attempts do not use up the budget of real registrations.
+// Both are checked before the route runs; a few concurrent requests may pass the last point.
+@Injectable()
+export class OutcomeRateLimitInterceptor implements NestInterceptor {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly limits: RateLimits,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const { success, failure } = this.reflector.get<OutcomeLimits>(OUTCOME_LIMITS, context.getHandler());
+    const key = context.switchToHttp().getRequest<Request>().ip ?? 'unknown';
+    return from(Promise.all([this.limits.assertOpen(success, key), this.limits.assertOpen(failure, key)])).pipe(
+      mergeMap(() => next.handle()),
+      mergeMap(async (result: unknown) => {
+        await this.limits.penalize(success, key);
+        return result;
+      }),
+      catchError(async (error: unknown) => {
+        const status = (error as { status?: number }).status ?? 500;
+        if (status >= 400 && status < 500 && status !== 429) await this.limits.penalize(failure, key);
+        throw error;
+      }),
+    );
+  }
+}
+
+interface OutcomeLimits {
+  success: RateLimitName;
+  failure: RateLimitName;
+}
+const OUTCOME_LIMITS = 'outcomeRateLimits';
+
+// Limits a route per client IP, successes and failures apart (public registrations).
+export const RateLimitedOutcomesPerIp = (limits: OutcomeLimits) =>
+  applyDecorators(SetMetadata(OUTCOME_LIMITS, limits), UseInterceptors(OutcomeRateLimitInterceptor), ApiFailures(429));
+
 // Limits a route per client IP with the named settings.
 export const RateLimitedPerIp = (name: RateLimitName) =>
-  applyDecorators(SetMetadata(RATE_LIMIT, name), UseGuards(ClientIpRateLimitGuard));
+  applyDecorators(SetMetadata(RATE_LIMIT, name), UseGuards(ClientIpRateLimitGuard), ApiFailures(429));

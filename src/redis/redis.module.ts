@@ -1,11 +1,38 @@
-import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { Redis } from 'ioredis';
+import { Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Redis, type RedisOptions } from 'ioredis';
 import { AppConfig } from '../config/app-config.js';
 
 export const REDIS = Symbol('REDIS');
 export type OptionalRedis = Redis | null;
 
 export const InjectRedis = () => Inject(REDIS);
+
+// While Redis is down a command fails within about two seconds (the caller answers 503) instead
+// of waiting for the outage to end; reconnection is retried every second at most, so service
+// resumes within a second of Redis coming back.
+export const REDIS_OPTIONS: RedisOptions = {
+  maxRetriesPerRequest: 1,
+  retryStrategy: (times) => Math.min(times * 50, 1000),
+  commandTimeout: 2000,
+};
+
+// Reports an outage once (not once per reconnection attempt) and its end. Without an 'error'
+// listener ioredis prints "Unhandled error event" for every failed attempt. The message names
+// the error's code only: the URL may carry a password.
+export function watchRedis(redis: Redis, logger: Logger): Redis {
+  let down = false;
+  redis.on('error', (error: Error & { code?: string }) => {
+    if (down) return;
+    down = true;
+    logger.warn(`Redis unavailable (${error.code ?? error.name}); retrying`);
+  });
+  redis.on('ready', () => {
+    if (!down) return;
+    down = false;
+    logger.log('Redis available again');
+  });
+  return redis;
+}
 
 // One Redis connection for caches and rate limits when REDIS_URL is set; null otherwise, and
 // each user of it falls back to its in-process equivalent.
@@ -16,7 +43,7 @@ export const InjectRedis = () => Inject(REDIS);
       provide: REDIS,
       inject: [AppConfig],
       useFactory: (config: AppConfig): OptionalRedis =>
-        config.env.REDIS_URL ? new Redis(config.env.REDIS_URL, { maxRetriesPerRequest: 2, lazyConnect: false }) : null,
+        config.env.REDIS_URL ? watchRedis(new Redis(config.env.REDIS_URL, REDIS_OPTIONS), new Logger('Redis')) : null,
     },
   ],
   exports: [REDIS],

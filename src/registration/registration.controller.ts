@@ -1,11 +1,15 @@
 import { Body, Controller, HttpCode, HttpStatus, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AntiBotProtected } from '../antibot/antibot.guard.js';
+import { ApiResult } from '../common/api-result.js';
 import { Envelope, type Enveloped } from '../common/envelope.js';
 import { Public } from '../common/policy.js';
 import { Ctx, type RequestContext } from '../common/request-context.js';
-import { RateLimitedPerIp } from '../rate-limit/rate-limit.js';
-import { toStoreResponse } from '../store/store.dto.js';
+import { RateLimitedOutcomesPerIp } from '../rate-limit/rate-limit.js';
+import { StoreResponse, toStoreResponse } from '../store/store.dto.js';
+import { UserResponse } from '../user/user.dto.js';
 import { UserService } from '../user/user.service.js';
+import { VerificationGate } from '../verification/verification.gate.js';
 import { RegisterStoreOwnerInput, RegisterStoreUserInput } from './registration.dto.js';
 import { RegistrationService } from './registration.service.js';
 
@@ -15,27 +19,33 @@ export class RegistrationController {
   constructor(
     private readonly registration: RegistrationService,
     private readonly users: UserService,
+    private readonly verification: VerificationGate,
   ) {}
 
   @Post('registerstoreowner')
   @Public()
-  @RateLimitedPerIp('registration')
+  @RateLimitedOutcomesPerIp({ success: 'registration', failure: 'registrationFailures' })
+  @AntiBotProtected()
   @HttpCode(HttpStatus.CREATED)
   @Envelope({ dataName: 'user', action: 'create' })
   @ApiOperation({ summary: 'Register a new store and its owner (root level only).' })
+  @ApiResult(UserResponse, { store: StoreResponse })
   async registerStoreOwner(@Ctx() ctx: RequestContext, @Body() input: RegisterStoreOwnerInput): Promise<Enveloped<unknown>> {
     const { user, store } = await this.registration.registerStoreOwner(ctx.store!, input);
-    return { data: this.users.toResponse(user), extra: { store: toStoreResponse(store) } };
+    return { data: this.users.toResponse(user), extra: { store: toStoreResponse(store), ...this.verification.registrationFlags(user) } };
   }
 
   @Post('registerstoreuser')
   @Public()
-  @RateLimitedPerIp('registration')
+  @RateLimitedOutcomesPerIp({ success: 'registration', failure: 'registrationFailures' })
+  @AntiBotProtected()
   @HttpCode(HttpStatus.CREATED)
   @Envelope({ dataName: 'user', action: 'create' })
   @ApiOperation({ summary: 'Register a user in the targeted store.' })
+  @ApiResult(UserResponse)
   async registerStoreUser(@Ctx() ctx: RequestContext, @Body() input: RegisterStoreUserInput): Promise<Enveloped<unknown>> {
     const user = await this.registration.registerStoreUser(ctx.store!, input);
-    return { data: this.users.toResponse(user) };
+    // emailVerificationNeeded / mobileVerificationNeeded: the client starts those flows next.
+    return { data: this.users.toResponse(user), extra: { ...this.verification.registrationFlags(user) } };
   }
 }

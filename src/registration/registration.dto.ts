@@ -1,10 +1,19 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsDefined, IsObject, ValidateNested } from 'class-validator';
+import { IsDefined, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { StoreInput } from '../store/store.dto.js';
 import { UserProfileInput } from '../user/user.dto.js';
 
-export class RegisterStoreOwnerInput extends UserProfileInput {
+// From a social sign-in result: completes the profile from the provider's and links the account.
+class SocialRegistrationInput extends UserProfileInput {
+  @ApiPropertyOptional({ description: 'From `RegisterNeededForSocialLogin`; the password is then optional.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  socialCode?: string;
+}
+
+export class RegisterStoreOwnerInput extends SocialRegistrationInput {
   @ApiProperty({ type: StoreInput })
   @IsDefined()
   @IsObject()
@@ -13,4 +22,4 @@ export class RegisterStoreOwnerInput extends UserProfileInput {
   store: StoreInput;
 }
 
-export class RegisterStoreUserInput extends UserProfileInput {}
+export class RegisterStoreUserInput extends SocialRegistrationInput {}

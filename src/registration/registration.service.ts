@@ -1,15 +1,17 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { declareCustomProperties, pickCustomData } from '../common/custom-properties.js';
 import { AppError } from '../common/errors.js';
 import { AppConfig } from '../config/app-config.js';
 import { DomainEvents } from '../events/domain-events.js';
+import { SocialService } from '../social/social.service.js';
 import { StoreInput } from '../store/store.dto.js';
 import { ROOT_CODENAME, type StoreEntity } from '../store/store.entity.js';
 import { StoreService } from '../store/store.service.js';
 import { TENANT_ROLES } from '../user/roles.js';
+import type { UserProfileInput } from '../user/user.dto.js';
 import type { UserEntity } from '../user/user.entity.js';
 import { UserService } from '../user/user.service.js';
 import type { RegisterStoreOwnerInput, RegisterStoreUserInput } from './registration.dto.js';
@@ -28,6 +30,7 @@ export class RegistrationService implements OnModuleInit {
     private readonly stores: StoreService,
     private readonly users: UserService,
     private readonly events: DomainEvents,
+    private readonly social: SocialService,
     private readonly config: AppConfig,
   ) {}
 
@@ -40,14 +43,16 @@ export class RegistrationService implements OnModuleInit {
     if (target.codename !== ROOT_CODENAME) throw new AppError('RootLevelOnly', 'store owners register at the root level');
     if (!this.config.settings.tenantRegisterIsPublic) throw new AppError('TenantRegisterNotPublic');
 
-    const prepared = await this.users.prepare(input);
+    const prepared = input.socialCode ? undefined : await this.users.prepare(input);
     const storeData = pickCustomData(input.store, this.config.settings.customStoreProperties);
     for (let attempt = 1; ; attempt++) {
       const ownerId = randomUUID();
       try {
         const result = await this.dataSource.transaction(async (manager) => {
+          const social = await this.withSocialProfile(target.id, input, manager);
           const store = await this.stores.create(input.store, storeData, ownerId, manager);
-          const user = await this.users.insert({ id: ownerId, storeId: store.id, roles: [TENANT_ROLES.tenantOwner] }, prepared, manager);
+          const user = await this.users.insert({ id: ownerId, storeId: store.id, roles: [TENANT_ROLES.tenantOwner] }, social?.prepared ?? prepared!, manager);
+          await social?.link(store.id, user.id, manager);
           return { store, user };
         });
         this.events.emit('store.created', { storeId: result.store.id, ownerId });
@@ -60,10 +65,41 @@ export class RegistrationService implements OnModuleInit {
     }
   }
 
-  registerStoreUser(target: StoreEntity, input: RegisterStoreUserInput): Promise<UserEntity> {
+  async registerStoreUser(target: StoreEntity, input: RegisterStoreUserInput): Promise<UserEntity> {
     if (target.codename === ROOT_CODENAME) throw new AppError('StoreLevelOnly', 'users register in a store: target one with svc-store-codename');
     if (!target.isActive) throw new AppError('StoreInactive', `store "${target.codename}" is not active`);
-    return this.users.create({ storeId: target.id, roles: [TENANT_ROLES.tenantUser] }, input);
+    if (!input.socialCode) return this.users.create({ storeId: target.id, roles: [TENANT_ROLES.tenantUser] }, input);
+    const user = await this.dataSource.transaction(async (manager) => {
+      const social = (await this.withSocialProfile(target.id, input, manager))!;
+      const created = await this.users.insert({ storeId: target.id, roles: [TENANT_ROLES.tenantUser] }, social.prepared, manager);
+      await social.link(target.id, created.id, manager);
+      return created;
+    });
+    this.events.emit('user.created', { userId: user.id, storeId: user.storeId });
+    return user;
+  }
+
+  // A registration carrying a socialCode: the code is used up in the caller's transaction (a
+  // refused registration keeps it), fields the person left out come from the provider, no
+  // password is needed, and the email counts as verified only when the provider verified
+  // that same address.
+  private async withSocialProfile(storeId: string, input: RegisterStoreUserInput, manager: EntityManager) {
+    if (!input.socialCode) return undefined;
+    const { socialCode, ...fields } = input;
+    const claimed = await this.social.claim(storeId, socialCode, manager);
+    const p = claimed.profile;
+    const view = this.users.view;
+    const merged: UserProfileInput = {
+      ...fields,
+      ...(view.hasEmail && { email: fields.email ?? p.email }),
+      ...(!view.namePair && { fullname: fields.fullname ?? p.fullname }),
+      avatar: fields.avatar ?? p.avatar,
+      // Unknown to anyone: the account signs in through its provider until a password reset.
+      password: fields.password ?? randomBytes(32).toString('base64url'),
+    };
+    const prepared = await this.users.prepare(merged);
+    const emailVerified = !!p.email && p.emailVerified && prepared.email === p.email;
+    return { prepared: { ...prepared, ...(emailVerified && { emailVerified }) }, link: claimed.link };
   }
 }
 

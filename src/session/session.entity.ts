@@ -23,4 +23,15 @@ export class SessionEntity {
 
   @Column({ type: 'varchar', length: 512, nullable: true })
   userAgent: string | null;
+
+  // The single sign-on provider's user id, when the session began there.
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  ssoUserId: string | null;
+
+  // Second factors still to complete: until then only a few routes answer.
+  @Column({ type: 'boolean', default: false })
+  needsEmail2FA: boolean;
+
+  @Column({ type: 'boolean', default: false })
+  needsMobile2FA: boolean;
 }

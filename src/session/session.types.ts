@@ -10,11 +10,25 @@ export interface SessionData {
   fullname: string | null;
   // ISO time; the token's `exp` is the same instant.
   expiresAt: string;
+  // Present (true) while a second factor of the login is pending.
+  sessionNeedsEmail2FA?: boolean;
+  sessionNeedsMobile2FA?: boolean;
   // How the caller authenticated: a login (default) or an API key (sessionId is the key's id).
   principal?: 'user' | 'apiKey';
+  // The single sign-on provider's user id, when the session began there.
+  ssoUserId?: string;
 }
 
 export interface SessionMeta {
   ip?: string;
   userAgent?: string;
+  // Single sign-on: the provider's user id, and its own session lifetime.
+  ssoUserId?: string;
+  lifetimeMs?: number;
+}
+
+// Second factors a new login still has to complete.
+export interface PendingFactors {
+  email2FA: boolean;
+  mobile2FA: boolean;
 }

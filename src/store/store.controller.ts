@@ -1,9 +1,12 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Body, Controller, Get, Patch, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiResult } from '../common/api-result.js';
 import { Envelope, type Enveloped } from '../common/envelope.js';
 import { paging, PageQuery } from '../common/paging.js';
-import { Public } from '../common/policy.js';
-import { toBriefStoreResponse, type BriefStoreResponse } from './store.dto.js';
+import { Authenticated, Public, USER_ONLY } from '../common/policy.js';
+import { Ctx, type RequestContext } from '../common/request-context.js';
+import { ADMIN_ROLES } from '../user/roles.js';
+import { BriefStoreResponse, StoreResponse, toBriefStoreResponse, toStoreResponse, UpdateStoreInput } from './store.dto.js';
 import { StoreService } from './store.service.js';
 
 @ApiTags('stores')
@@ -15,8 +18,18 @@ export class StoreController {
   @Public()
   @Envelope({ dataName: 'stores', action: 'list' })
   @ApiOperation({ summary: 'Brief information on every store, for a store picker.' })
+  @ApiResult([BriefStoreResponse])
   async briefStores(@Query() query: PageQuery): Promise<Enveloped<BriefStoreResponse[]>> {
     const [rows, total, page] = await this.stores.listBrief(query);
     return { data: rows.map(toBriefStoreResponse), paging: paging(page, total) };
+  }
+
+  @Patch('store')
+  @Authenticated({ principals: USER_ONLY, roles: ADMIN_ROLES })
+  @Envelope({ dataName: 'store', action: 'update' })
+  @ApiOperation({ summary: 'Change the targeted store (its administrators): its notification language.' })
+  @ApiResult(StoreResponse)
+  async update(@Ctx() ctx: RequestContext, @Body() input: UpdateStoreInput): Promise<Enveloped<unknown>> {
+    return { data: toStoreResponse(await this.stores.update(ctx.store!, input)) };
   }
 }

@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsNotEmpty, IsOptional, IsString, IsUrl, MaxLength } from 'class-validator';
+import { IsImageUrl, IsLanguageTag } from '../common/validation.js';
+import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import type { StoreEntity } from './store.entity.js';
 
-export const URL_OPTIONS = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };
 
 export class StoreInput {
   @ApiProperty({ example: 'Blue Harbor Books', maxLength: 100 })
@@ -22,7 +22,7 @@ export class StoreInput {
 
   @ApiPropertyOptional({ description: 'Image URL; a generated avatar when absent.' })
   @IsOptional()
-  @IsUrl(URL_OPTIONS)
+  @IsImageUrl()
   @MaxLength(2048)
   avatar?: string;
 }
@@ -39,6 +39,29 @@ export function toBriefStoreResponse(store: StoreEntity): BriefStoreResponse {
   return { name: store.name, codename: store.codename, fullname: store.fullname, avatar: store.avatar, isActive: store.isActive };
 }
 
+// A store as clients see it (OpenAPI); custom store properties appear beside these.
+export class StoreResponse {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty() name: string;
+  @ApiProperty() codename: string;
+  @ApiProperty() fullname: string;
+  @ApiProperty({ format: 'uri' }) avatar: string;
+  @ApiProperty() isActive: boolean;
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true }) ownerId: string | null;
+  @ApiPropertyOptional({ description: 'Notification language after the user\'s own (BCP 47), once chosen.' }) language?: string;
+  @ApiProperty({ type: 'integer' }) recordVersion: number;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt: string;
+}
+
+// What a store's administrators may change about their store.
+export class UpdateStoreInput {
+  @ApiPropertyOptional({ type: 'string', nullable: true, example: 'de', description: 'Notification language for users without their own (BCP 47); null clears it.' })
+  @IsOptional()
+  @IsLanguageTag()
+  language?: string | null;
+}
+
 export function toStoreResponse(store: StoreEntity) {
   return {
     id: store.id,
@@ -48,6 +71,7 @@ export function toStoreResponse(store: StoreEntity) {
     avatar: store.avatar,
     isActive: store.isActive,
     ownerId: store.ownerId,
+    ...(store.language && { language: store.language }),
     ...store.customData,
     recordVersion: store.recordVersion,
     createdAt: store.createdAt,

@@ -14,11 +14,24 @@ export class StoreRepository {
   }
 
   findByCodename(codename: string, manager?: EntityManager): Promise<StoreEntity | null> {
-    return this.repo(manager).findOneBy({ codename });
+    return this.findOne('codename', codename, manager);
   }
 
   findById(id: string, manager?: EntityManager): Promise<StoreEntity | null> {
-    return this.repo(manager).findOneBy({ id });
+    return this.findOne('id', id, manager);
+  }
+
+  // Every request reads its store's row (deactivation stops it at once), so this is plain SQL:
+  // building the query and mapping the entity through the ORM cost more than the query itself.
+  private selectList?: string;
+
+  private async findOne(column: 'codename' | 'id', value: string, manager?: EntityManager): Promise<StoreEntity | null> {
+    this.selectList ??= this.dataSource
+      .getMetadata(StoreEntity)
+      .columns.map((c) => `"${c.databaseName}" AS "${c.propertyName}"`)
+      .join(', ');
+    const rows: Record<string, unknown>[] = await (manager ?? this.dataSource.manager).query(`SELECT ${this.selectList} FROM stores WHERE "${column}" = $1 LIMIT 1`, [value]);
+    return rows.length ? Object.assign(new StoreEntity(), rows[0]) : null;
   }
 
   // Codenames equal to `base` or of the form `base-N`, to pick a free one.
@@ -34,6 +47,11 @@ export class StoreRepository {
   insert(store: Partial<StoreEntity>, manager: EntityManager): Promise<StoreEntity> {
     const repo = this.repo(manager);
     return repo.save(repo.create(store));
+  }
+
+  async update(id: string, changes: Partial<Pick<StoreEntity, 'language'>>): Promise<StoreEntity | null> {
+    await this.repo().update({ id }, changes);
+    return this.findById(id);
   }
 
   // The public store picker: every store but the SaaS level, oldest first.

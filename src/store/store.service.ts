@@ -5,7 +5,7 @@ import { AppError } from '../common/errors.js';
 import { pageRequest, type PageQuery, type PageRequest } from '../common/paging.js';
 import { AppConfig } from '../config/app-config.js';
 import { codenameBase, uniqueCodename } from './codename.js';
-import type { StoreInput } from './store.dto.js';
+import { toStoreResponse, type StoreInput, type UpdateStoreInput } from './store.dto.js';
 import { ROOT_CODENAME, type StoreEntity } from './store.entity.js';
 import { StoreRepository } from './store.repository.js';
 
@@ -49,6 +49,17 @@ export class StoreService {
   // Seeded stores (root, sample) have fixed codenames.
   insertSeeded(s: Pick<StoreEntity, 'codename' | 'name' | 'fullname'>, ownerId: string | null, manager: EntityManager): Promise<StoreEntity> {
     return this.stores.insert({ codename: s.codename, name: s.name, fullname: s.fullname, ownerId, avatar: this.avatars.generate(), customData: {} }, manager);
+  }
+
+  // Who may is decided by the route's roles and the token's store (AuthGuard).
+  async update(store: StoreEntity, input: UpdateStoreInput): Promise<StoreEntity> {
+    if (input.language === undefined) return store;
+    return (await this.stores.update(store.id, { language: input.language }))!;
+  }
+
+  // The store record as other features may show it.
+  toResponse(store: StoreEntity): ReturnType<typeof toStoreResponse> {
+    return toStoreResponse(store);
   }
 
   findById(id: string): Promise<StoreEntity | null> {

@@ -1,19 +1,16 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiResult, DeletedResponse } from '../common/api-result.js';
 import { Envelope, type Enveloped } from '../common/envelope.js';
 import { paging, PageQuery } from '../common/paging.js';
-import { Authenticated, USER_ONLY } from '../common/policy.js';
+import { Authenticated, USER_OR_API_KEY } from '../common/policy.js';
 import { Ctx, type RequestContext } from '../common/request-context.js';
 import { ADMIN_ROLES } from '../user/roles.js';
+import { UserResponse } from '../user/user.dto.js';
 import { UserService } from '../user/user.service.js';
 import { CreateUserInput, UpdateUserInput, UserIdParam } from './user-admin.dto.js';
 import { UserAdminService } from './user-admin.service.js';
 
-// Backend services manage users with API keys too (read and create); changes to existing
-// users and deletions need a person's login.
-const USER_OR_API_KEY = { user: true, apiKey: true, machine: false };
-
-@ApiBearerAuth()
 @ApiTags('users')
 @Controller('auth-api')
 export class UserAdminController {
@@ -27,6 +24,7 @@ export class UserAdminController {
   @HttpCode(HttpStatus.CREATED)
   @Envelope({ dataName: 'user', action: 'create' })
   @ApiOperation({ summary: 'Create a user in the targeted store (admins; anyone when userRegisterIsPublic).' })
+  @ApiResult(UserResponse)
   async create(@Ctx() ctx: RequestContext, @Body() input: CreateUserInput): Promise<Enveloped<unknown>> {
     const user = await this.admin.create(ctx.session, ctx.store!, input);
     return { data: this.users.toResponse(user) };
@@ -36,6 +34,7 @@ export class UserAdminController {
   @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES })
   @Envelope({ dataName: 'users', action: 'list' })
   @ApiOperation({ summary: 'Users of the targeted store, paged.' })
+  @ApiResult([UserResponse])
   async list(@Ctx() ctx: RequestContext, @Query() query: PageQuery): Promise<Enveloped<unknown[]>> {
     const [rows, total, page] = await this.admin.list(ctx.store!, query);
     return { data: rows.map((u) => this.users.toResponse(u)), paging: paging(page, total) };
@@ -45,22 +44,25 @@ export class UserAdminController {
   @Authenticated({ principals: USER_OR_API_KEY })
   @Envelope({ dataName: 'user', action: 'get' })
   @ApiOperation({ summary: 'A user of the store (admins), or your own profile.' })
+  @ApiResult(UserResponse)
   async get(@Ctx() ctx: RequestContext, @Param() params: UserIdParam): Promise<Enveloped<unknown>> {
     return { data: this.users.toResponse(await this.admin.get(ctx.session!, ctx.store!, params.id)) };
   }
 
   @Patch('v1/users/:id')
-  @Authenticated({ principals: USER_ONLY })
+  @Authenticated({ principals: USER_OR_API_KEY })
   @Envelope({ dataName: 'user', action: 'update' })
   @ApiOperation({ summary: 'Change a user (admins), or your own profile (not your role, store or flags).' })
+  @ApiResult(UserResponse)
   async update(@Ctx() ctx: RequestContext, @Param() params: UserIdParam, @Body() input: UpdateUserInput): Promise<Enveloped<unknown>> {
     return { data: this.users.toResponse(await this.admin.update(ctx.session!, ctx.store!, params.id, input)) };
   }
 
   @Delete('v1/users/:id')
-  @Authenticated({ principals: USER_ONLY, roles: ADMIN_ROLES })
+  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES })
   @Envelope({ dataName: 'user', action: 'delete' })
   @ApiOperation({ summary: 'Delete a user of the store and end its sessions.' })
+  @ApiResult(DeletedResponse)
   async delete(@Ctx() ctx: RequestContext, @Param() params: UserIdParam): Promise<Enveloped<unknown>> {
     await this.admin.delete(ctx.session!, ctx.store!, params.id);
     return { data: { id: params.id } };

@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsNotEmpty, IsOptional, IsString, IsUrl, IsUUID, MaxLength } from 'class-validator';
-import { URL_OPTIONS } from '../store/store.dto.js';
+import { IsBoolean, IsNotEmpty, IsOptional, IsString, IsUUID, MaxLength, ValidateIf } from 'class-validator';
+import { IsImageUrl, IsLanguageTag, IsOmittable } from '../common/validation.js';
 import { trim, UserProfileInput } from '../user/user.dto.js';
 
 const ROLE_DESCRIPTION = 'A role value, or an array of them when `usersHaveMultipleRoles`. Admins only.';
@@ -12,20 +12,26 @@ export class CreateUserInput extends UserProfileInput {
   roleId?: string | string[];
 }
 
-// What PATCH may change. Identifiers change through verification flows, not here.
+// What PATCH may change. Identifiers change through verification flows, not here. Absent means
+// unchanged; null is refused, except for avatar.
 export class UpdateUserInput {
-  @ApiPropertyOptional() @IsOptional() @Transform(trim) @IsString() @IsNotEmpty() @MaxLength(200) fullname?: string;
-  @ApiPropertyOptional() @IsOptional() @Transform(trim) @IsString() @IsNotEmpty() @MaxLength(100) name?: string;
-  @ApiPropertyOptional() @IsOptional() @Transform(trim) @IsString() @IsNotEmpty() @MaxLength(100) surname?: string;
-  @ApiPropertyOptional() @IsOptional() @IsUrl(URL_OPTIONS) @MaxLength(2048) avatar?: string;
+  @ApiPropertyOptional() @IsOmittable() @Transform(trim) @IsString() @IsNotEmpty() @MaxLength(200) fullname?: string;
+  @ApiPropertyOptional() @IsOmittable() @Transform(trim) @IsString() @IsNotEmpty() @MaxLength(100) name?: string;
+  @ApiPropertyOptional() @IsOmittable() @Transform(trim) @IsString() @IsNotEmpty() @MaxLength(100) surname?: string;
+
+  @ApiPropertyOptional({ nullable: true, description: 'Image URL; null goes back to a generated avatar. An uploaded avatar replaced or removed here is deleted from the bucket.' })
+  @ValidateIf((_o: object, value: unknown) => value !== undefined && value !== null)
+  @IsImageUrl()
+  @MaxLength(2048)
+  avatar?: string | null;
 
   @ApiPropertyOptional({ description: 'New password, 8 characters to 72 bytes.' })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   password?: string;
 
   @ApiPropertyOptional({ description: 'Required when changing your own password.' })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MaxLength(1024)
   currentPassword?: string;
@@ -34,8 +40,13 @@ export class UpdateUserInput {
   @IsOptional()
   roleId?: string | string[];
 
-  @ApiPropertyOptional({ description: 'Admins only. Deactivating ends every session of the user.' })
+  @ApiPropertyOptional({ type: 'string', nullable: true, example: 'pt-BR', description: 'Preferred language of notifications (BCP 47); null clears it.' })
   @IsOptional()
+  @IsLanguageTag()
+  language?: string | null;
+
+  @ApiPropertyOptional({ description: 'Admins only. Deactivating ends every session of the user.' })
+  @IsOmittable()
   @IsBoolean()
   isActive?: boolean;
 }

@@ -3,11 +3,13 @@ import { declareCustomProperties, pickCustomData } from '../common/custom-proper
 import { AppError } from '../common/errors.js';
 import { pageRequest, type PageQuery, type PageRequest } from '../common/paging.js';
 import { ApiKeyService } from '../apikey/api-key.service.js';
+import { BucketService } from '../bucket/bucket.service.js';
 import { AppConfig } from '../config/app-config.js';
+import { DomainEvents } from '../events/domain-events.js';
 import { SessionService } from '../session/session.service.js';
 import type { SessionData } from '../session/session.types.js';
 import { ROOT_CODENAME, type StoreEntity } from '../store/store.entity.js';
-import { hasAdminRole, SAAS_ROLES, TENANT_ROLES } from '../user/roles.js';
+import { hasAdminRole, outranks, SAAS_ROLES, TENANT_ROLES } from '../user/roles.js';
 import { SYSTEM_USER_FIELDS } from '../user/user.dto.js';
 import type { UserEntity } from '../user/user.entity.js';
 import { PasswordHasher } from '../user/password.js';
@@ -24,8 +26,10 @@ export class UserAdminService implements OnModuleInit {
     private readonly users: UserService,
     private readonly sessions: SessionService,
     private readonly apiKeys: ApiKeyService,
+    private readonly bucket: BucketService,
     private readonly passwords: PasswordHasher,
     private readonly config: AppConfig,
+    private readonly events: DomainEvents,
   ) {}
 
   onModuleInit(): void {
@@ -70,16 +74,21 @@ export class UserAdminService implements OnModuleInit {
       throw new AppError('RoleNotAssignable', 'roles and flags are changed by an administrator, not on your own profile');
     }
     const changes: Partial<UserEntity> & { password?: string } = { ...this.nameChanges(input, user), customData: { ...user.customData, ...pickCustomData(input, this.config.settings.customUserProperties) } };
-    if (input.avatar !== undefined) changes.avatar = input.avatar;
+    if (input.avatar !== undefined) changes.avatar = input.avatar ?? this.users.generatedAvatar();
+    if (input.language !== undefined) changes.language = input.language;
     if (input.roleId !== undefined) changes.roles = this.checkRoles(actor, store, input.roleId);
     if (input.isActive !== undefined) changes.isActive = input.isActive;
     if (input.password !== undefined) {
+      // A leaked key must not be able to take the account over.
+      if (actor.principal === 'apiKey') throw new AppError('PrincipalNotAccepted', 'passwords are changed with a login, not an API key');
       if (self && !(input.currentPassword && (await this.passwords.verify(input.currentPassword, user.passwordHash)))) {
         throw new AppError('WrongCurrentPassword', 'currentPassword is missing or wrong');
       }
       changes.password = input.password;
     }
     const updated = (await this.users.update(store.id, id, changes))!;
+    // The replaced avatar's file goes when the user uploaded it.
+    if (input.avatar !== undefined && user.avatar !== updated.avatar) await this.bucket.discard(store.id, id, user.avatar);
 
     // A new password or a deactivation ends the user's other sessions; other changes only make
     // cached sessions stale.
@@ -90,6 +99,7 @@ export class UserAdminService implements OnModuleInit {
     }
     // Keys act for their owner: a deactivation or a role change reaches them at once.
     if (input.isActive === false || input.roleId !== undefined) await this.apiKeys.forgetOwner(store.id, id);
+    this.events.emit('user.updated', { userId: id, storeId: store.id });
     return updated;
   }
 
@@ -100,7 +110,9 @@ export class UserAdminService implements OnModuleInit {
     this.assertOutranks(actor, user);
     await this.sessions.end(store.id, { userId: id });
     await this.apiKeys.forgetOwner(store.id, id); // the rows go with the user; their cached sessions go now
+    await this.bucket.discardAll(store.id, id);
     await this.users.delete(store.id, id);
+    this.events.emit('user.deleted', { userId: id, storeId: store.id, ownerId: user.ownerId });
   }
 
   private async visible(store: StoreEntity, id: string): Promise<UserEntity> {
@@ -125,11 +137,8 @@ export class UserAdminService implements OnModuleInit {
     return [...new Set(roles as string[])];
   }
 
-  // Owners and super administrators are changed only by a super administrator (or themselves).
   private assertOutranks(actor: SessionData, target: UserEntity): void {
-    if (actor.roles.includes(SAAS_ROLES.superAdmin)) return;
-    const protectedRoles: string[] = [SAAS_ROLES.superAdmin, TENANT_ROLES.tenantOwner];
-    if (target.roles.some((r) => protectedRoles.includes(r))) throw new AppError('Forbidden', 'this user is changed only by a super administrator');
+    if (!outranks(actor.roles, target.roles)) throw new AppError('Forbidden', 'this user is changed only by a super administrator');
   }
 
   private nameChanges(input: UpdateUserInput, user: UserEntity): Partial<UserEntity> {

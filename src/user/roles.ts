@@ -22,3 +22,18 @@ const INCLUDED_ROLES: ReadonlyMap<string, readonly string[]> = new Map<string, r
 export function rolesWithin(roles: readonly string[]): Set<string> {
   return new Set(roles.flatMap((r) => [r, ...(INCLUDED_ROLES.get(r) ?? [])]));
 }
+
+// Users an administrator changes only as a super administrator (or as themselves).
+const PROTECTED_ROLES: readonly string[] = [SAAS_ROLES.superAdmin, TENANT_ROLES.tenantOwner];
+
+// May this administrator change this user? Owners and super administrators are changed only by
+// a super administrator.
+export function outranks(actorRoles: readonly string[], targetRoles: readonly string[]): boolean {
+  return actorRoles.includes(SAAS_ROLES.superAdmin) || !targetRoles.some((r) => PROTECTED_ROLES.includes(r));
+}
+
+// The one rule of who manages whom (a user's profile, its API keys): itself, or an
+// administrator of its store who outranks it. Both are in the same store (the caller's).
+export function mayManage(actor: { userId: string; roles: readonly string[] }, target: { id: string; roles: readonly string[] }): boolean {
+  return actor.userId === target.id || (hasAdminRole(actor.roles) && outranks(actor.roles, target.roles));
+}

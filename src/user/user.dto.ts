@@ -1,7 +1,7 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsNotEmpty, IsOptional, IsString, IsUrl, MaxLength } from 'class-validator';
-import { URL_OPTIONS } from '../store/store.dto.js';
+import { IsImageUrl } from '../common/validation.js';
+import { IsEmail, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import type { UserEntity } from './user.entity.js';
 
 const trimLower = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim().toLowerCase() : value);
@@ -24,7 +24,8 @@ export class UserProfileInput {
   @MaxLength(32)
   mobile?: string;
 
-  @ApiPropertyOptional({ minLength: 8, description: '8 characters to 72 bytes.' })
+  @ApiPropertyOptional({ minLength: 8, description: '8 characters to 72 bytes; not needed with a `socialCode`.' })
+  @ValidateIf((o: { socialCode?: unknown }) => o.socialCode === undefined)
   @IsString()
   password: string;
 
@@ -54,7 +55,7 @@ export class UserProfileInput {
 
   @ApiPropertyOptional({ description: 'Image URL; a generated avatar when absent.' })
   @IsOptional()
-  @IsUrl(URL_OPTIONS)
+  @IsImageUrl()
   @MaxLength(2048)
   avatar?: string;
 }
@@ -74,6 +75,30 @@ export interface UserView {
   multipleRoles: boolean;
 }
 
+const ROLE_ID = { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], description: 'A role, or the list of roles when `usersHaveMultipleRoles`.' };
+
+// The user as clients see it (OpenAPI). Which identifier and name fields appear depends on the
+// settings; custom user properties appear beside them.
+export class UserResponse {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiPropertyOptional({ type: 'string', nullable: true }) email?: string | null;
+  @ApiPropertyOptional() emailVerified?: boolean;
+  @ApiPropertyOptional({ type: 'string', nullable: true, description: 'E.164.' }) mobile?: string | null;
+  @ApiPropertyOptional() mobileVerified?: boolean;
+  @ApiPropertyOptional({ type: 'string', nullable: true }) fullname?: string | null;
+  @ApiPropertyOptional({ type: 'string', nullable: true }) name?: string | null;
+  @ApiPropertyOptional({ type: 'string', nullable: true }) surname?: string | null;
+  @ApiProperty({ format: 'uri' }) avatar: string;
+  @ApiProperty(ROLE_ID) roleId: string | string[];
+  @ApiProperty({ format: 'uuid' }) storeId: string;
+  @ApiProperty() isActive: boolean;
+  @ApiProperty({ type: 'integer' }) recordVersion: number;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt: string;
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true }) _owner: string | null;
+  @ApiPropertyOptional({ description: 'Preferred language of notifications (BCP 47), once chosen.' }) language?: string;
+}
+
 // The user as clients see it: never the password hash.
 export function toUserResponse(user: UserEntity, view: UserView): Record<string, unknown> {
   return {
@@ -90,5 +115,7 @@ export function toUserResponse(user: UserEntity, view: UserView): Record<string,
     createdAt: user.createdAt,
     updatedAt: user.updatedAt,
     _owner: user.ownerId,
+    // Only once chosen: the SPEC's user shape has no such field.
+    ...(user.language && { language: user.language }),
   };
 }

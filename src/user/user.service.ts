@@ -74,7 +74,7 @@ export class UserService implements OnModuleInit {
       name: input.name ?? null,
       surname: input.surname ?? null,
       passwordHash: await this.passwords.hash(input.password),
-      avatar: input.avatar ?? this.avatars.generate(),
+      avatar: input.avatar ?? this.generatedAvatar(),
       customData: pickCustomData(input, s.customUserProperties),
     };
   }
@@ -97,6 +97,11 @@ export class UserService implements OnModuleInit {
     const user = await this.insert(target, await this.prepare(input));
     this.events.emit('user.created', { userId: user.id, storeId: user.storeId });
     return user;
+  }
+
+  // The avatar of a user who has not chosen one.
+  generatedAvatar(): string {
+    return this.avatars.generate();
   }
 
   toResponse(user: UserEntity): Record<string, unknown> {
@@ -141,6 +146,16 @@ export class UserService implements OnModuleInit {
     const identifier = this.loginIdentifier(username);
     if (!identifier) return null;
     return identifier.column === 'email' ? this.users.findByEmail(storeId, identifier.value) : this.users.findByMobile(storeId, identifier.value);
+  }
+
+  // An email or mobile number in its stored form (InvalidMobile for a number that is none).
+  normalizeIdentifier(column: 'email' | 'mobile', value: string): string {
+    return column === 'email' ? value.trim().toLowerCase() : normalizeMobile(value, this.config.settings.defaultMobileRegion);
+  }
+
+  // By an identifier already in its stored form, whatever the primary identifier is.
+  findByIdentifier(storeId: string, column: 'email' | 'mobile', value: string): Promise<UserEntity | null> {
+    return column === 'email' ? this.users.findByEmail(storeId, value) : this.users.findByMobile(storeId, value);
   }
 
   findByRole(storeId: string, role: string, manager?: EntityManager): Promise<UserEntity | null> {

@@ -1,0 +1,62 @@
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiResult, DeletedResponse } from '../common/api-result.js';
+import { Envelope, type Enveloped } from '../common/envelope.js';
+import { PageQuery, paging } from '../common/paging.js';
+import { Authenticated, USER_OR_API_KEY } from '../common/policy.js';
+import { Ctx, type RequestContext } from '../common/request-context.js';
+import { ADMIN_ROLES } from '../user/roles.js';
+import { CreateGrantInput, EffectivePermissionsResponse, IdParam, PermissionDecisionResponse, PermissionGrantResponse, PermissionNameParam, toGrantResponse } from './access.dto.js';
+import { AccessService, principalOf } from './access.service.js';
+
+@ApiTags('permissions')
+@Controller('auth-api')
+export class AccessController {
+  constructor(private readonly access: AccessService) {}
+
+  @Get('permissions')
+  @Authenticated({ principals: USER_OR_API_KEY })
+  @ApiOperation({ summary: 'Your effective permissions: every known permission with `canDo` and the objects that are exceptions.' })
+  @ApiResult(EffectivePermissionsResponse)
+  async effective(@Ctx() ctx: RequestContext) {
+    return { status: 'OK', permissions: await this.access.effective(principalOf(ctx)) };
+  }
+
+  @Get('permissions/:name')
+  @Authenticated({ principals: USER_OR_API_KEY })
+  @ApiOperation({ summary: 'Whether you hold one permission: `{ canDo, exceptions }`.' })
+  @ApiResult(PermissionDecisionResponse)
+  async one(@Ctx() ctx: RequestContext, @Param() params: PermissionNameParam) {
+    return { status: 'OK', permission: params.name, ...(await this.access.decision(principalOf(ctx), params.name)) };
+  }
+
+  @Post('v1/permissiongrants')
+  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES })
+  @HttpCode(HttpStatus.CREATED)
+  @Envelope({ dataName: 'permissionGrant', action: 'create' })
+  @ApiOperation({ summary: 'Grant (or, with canDo false, deny) a permission you hold to a role, user or group, or to the whole store; optionally for one object.' })
+  @ApiResult(PermissionGrantResponse)
+  async create(@Ctx() ctx: RequestContext, @Body() input: CreateGrantInput): Promise<Enveloped<unknown>> {
+    return { data: toGrantResponse(await this.access.createGrant(principalOf(ctx), ctx.store!, input)) };
+  }
+
+  @Get('v1/permissiongrants')
+  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES })
+  @Envelope({ dataName: 'permissionGrants', action: 'list' })
+  @ApiOperation({ summary: 'The grants of this store (at root: the SaaS-level grants), paged.' })
+  @ApiResult([PermissionGrantResponse])
+  async list(@Ctx() ctx: RequestContext, @Query() query: PageQuery): Promise<Enveloped<unknown[]>> {
+    const [rows, total, page] = await this.access.listGrants(principalOf(ctx), ctx.store!, query);
+    return { data: rows.map(toGrantResponse), paging: paging(page, total) };
+  }
+
+  @Delete('v1/permissiongrants/:id')
+  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES })
+  @Envelope({ dataName: 'permissionGrant', action: 'delete' })
+  @ApiOperation({ summary: 'Delete a grant of this store; it stops counting at once.' })
+  @ApiResult(DeletedResponse)
+  async delete(@Ctx() ctx: RequestContext, @Param() params: IdParam): Promise<Enveloped<unknown>> {
+    await this.access.deleteGrant(principalOf(ctx), ctx.store!, params.id);
+    return { data: { id: params.id } };
+  }
+}

@@ -1,0 +1,15 @@
+import type { ErrCode } from '../common/errors.js';
+
+// Codes of permissions, grants and user groups; their status and message live in the one
+// catalogue (src/common/errors.ts).
+export const ACCESS_ERR_CODES = [
+  'PermissionDenied',
+  'PermissionUnknown',
+  'PermissionNotHeld',
+  'PermissionGrantNotFound',
+  'UserGroupsInactive',
+  'UserGroupNotFound',
+  'UserGroupMemberNotFound',
+  'UserGroupMemberExists',
+  'GlobalGroupSaasOnly',
+] as const satisfies readonly ErrCode[];

@@ -1,0 +1,101 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, IsNull, type FindOptionsWhere } from 'typeorm';
+import type { PageRequest } from '../common/paging.js';
+import { PermissionGrantEntity, UserGroupEntity, UserGroupMemberEntity } from './access.entity.js';
+
+// `storeId` first on every tenant-level method; null names the SaaS level (grants and groups
+// made at root, which apply in every store).
+@Injectable()
+export class AccessRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  private get grants() {
+    return this.dataSource.getRepository(PermissionGrantEntity);
+  }
+
+  private get groups() {
+    return this.dataSource.getRepository(UserGroupEntity);
+  }
+
+  private get members() {
+    return this.dataSource.getRepository(UserGroupMemberEntity);
+  }
+
+  // Every grant that can reach this caller in its store: its roles, itself, its groups, the
+  // whole store; the store's own and the SaaS level's. Read per decision, never cached.
+  grantsFor(storeId: string, subject: { userId?: string; roles: readonly string[] }, permission?: string): Promise<PermissionGrantEntity[]> {
+    const params: unknown[] = [storeId, [...subject.roles], subject.userId ?? null];
+    const byPermission = permission === undefined ? '' : `AND g."permission" = $${params.push(permission)}`;
+    return this.grants.query(
+      `SELECT g.* FROM "permission_grants" g
+        WHERE (g."storeId" = $1 OR g."storeId" IS NULL) ${byPermission}
+          AND (g."roleId" = ANY($2::text[])
+            OR g."userId" = $3::uuid
+            OR g."groupId" IN (SELECT m."groupId" FROM "user_group_members" m WHERE m."storeId" = $1 AND m."userId" = $3::uuid)
+            OR (g."roleId" IS NULL AND g."userId" IS NULL AND g."groupId" IS NULL))`,
+      params,
+    );
+  }
+
+  insertGrant(grant: PermissionGrantEntity): Promise<PermissionGrantEntity> {
+    return this.grants.save(grant);
+  }
+
+  listGrants(storeId: string | null, page: PageRequest): Promise<[PermissionGrantEntity[], number]> {
+    return this.grants.findAndCount({ where: { storeId: storeId ?? IsNull() }, order: { createdAt: 'ASC', id: 'ASC' }, skip: page.offset, take: page.pageRowCount });
+  }
+
+  findGrant(storeId: string | null, id: string): Promise<PermissionGrantEntity | null> {
+    return this.grants.findOneBy({ storeId: storeId ?? IsNull(), id });
+  }
+
+  async deleteGrant(storeId: string | null, id: string): Promise<boolean> {
+    const res = await this.grants.delete({ storeId: storeId ?? IsNull(), id });
+    return !!res.affected;
+  }
+
+  insertGroup(group: UserGroupEntity): Promise<UserGroupEntity> {
+    return this.groups.save(group);
+  }
+
+  // A store sees its own groups and the global ones.
+  listGroups(storeId: string | null, page: PageRequest): Promise<[UserGroupEntity[], number]> {
+    const where: FindOptionsWhere<UserGroupEntity>[] = storeId ? [{ storeId }, { storeId: IsNull() }] : [{ storeId: IsNull() }];
+    return this.groups.findAndCount({ where, order: { createdAt: 'ASC', id: 'ASC' }, skip: page.offset, take: page.pageRowCount });
+  }
+
+  findVisibleGroup(storeId: string | null, id: string): Promise<UserGroupEntity | null> {
+    return this.groups.findOne({ where: storeId ? [{ storeId, id }, { storeId: IsNull(), id }] : [{ storeId: IsNull(), id }] });
+  }
+
+  updateGroup(group: UserGroupEntity): Promise<UserGroupEntity> {
+    return this.groups.save(group);
+  }
+
+  // Its memberships and grants go with it (ON DELETE CASCADE).
+  async deleteGroup(storeId: string | null, id: string): Promise<boolean> {
+    const res = await this.groups.delete({ storeId: storeId ?? IsNull(), id });
+    return !!res.affected;
+  }
+
+  insertMember(member: UserGroupMemberEntity): Promise<UserGroupMemberEntity> {
+    return this.members.save(member);
+  }
+
+  findMember(storeId: string, id: string): Promise<UserGroupMemberEntity | null> {
+    return this.members.findOneBy({ storeId, id });
+  }
+
+  findMembership(storeId: string, groupId: string, userId: string): Promise<UserGroupMemberEntity | null> {
+    return this.members.findOneBy({ storeId, groupId, userId });
+  }
+
+  listMembers(storeId: string, groupId: string | undefined, page: PageRequest): Promise<[UserGroupMemberEntity[], number]> {
+    return this.members.findAndCount({ where: { storeId, ...(groupId && { groupId }) }, order: { createdAt: 'ASC', id: 'ASC' }, skip: page.offset, take: page.pageRowCount });
+  }
+
+  async deleteMember(storeId: string, id: string): Promise<boolean> {
+    const res = await this.members.delete({ storeId, id });
+    return !!res.affected;
+  }
+}

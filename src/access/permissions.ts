@@ -1,0 +1,189 @@
+import { Environment } from '@marcbachmann/cel-js';
+import type { ServiceSettings } from '../config/settings.js';
+import { ConfigError } from '../config/env.js';
+import { SAAS_ROLES, SINGLE_TENANT_ROLES, TENANT_ROLES } from '../user/roles.js';
+
+// Who asks. An API key acts as its creator with the key's roles (never more than the creator's);
+// a machine token carries the permissions its service is given in settings.
+export interface AccessPrincipal {
+  kind: 'user' | 'apiKey' | 'machine';
+  storeId?: string;
+  userId?: string;
+  roles: readonly string[];
+  machine?: string;
+}
+
+// The object of an object-level check: its kind (an attributeRules dataObject), id and fields.
+export interface AccessObject {
+  dataObject: string;
+  id?: string;
+  data?: Record<string, unknown>;
+}
+
+// A grant as decided on: `objectId` set makes it an exception for that object.
+export interface GrantLike {
+  permission: string;
+  roleId: string | null;
+  userId: string | null;
+  groupId: string | null;
+  objectId: string | null;
+  canDo: boolean;
+}
+
+// Roles that pass every permission check.
+export const ABSOLUTE_ROLES: readonly string[] = [SAAS_ROLES.superAdmin];
+
+// Built-in and custom role values: what a role grant may name.
+export function knownRoles(settings: ServiceSettings): Set<string> {
+  return new Set<string>([...Object.values(SAAS_ROLES), ...Object.values(TENANT_ROLES), ...Object.values(SINGLE_TENANT_ROLES), ...settings.customRoles.map((r) => String(r.value))]);
+}
+
+type Rule = { name: string; dataObject: string; permissions: string[]; where: (vars: Record<string, unknown>) => unknown };
+
+const celEnv = new Environment({ homogeneousAggregateLiterals: false, unlistedVariablesAreDyn: false })
+  .registerVariable('object', 'map')
+  .registerVariable('session', 'map');
+
+// The permissions a deployment knows, its shipped role grants and its compiled attribute rules,
+// checked once at boot: a duplicate or unknown permission, or a rule that does not compile,
+// stops the service with the offending entry named.
+export class PermissionCatalogue {
+  readonly names: ReadonlySet<string>;
+  readonly rules: readonly Rule[];
+  private readonly roleGrants: ReadonlyMap<string, ReadonlySet<string>>;
+  private readonly machineGrants: ReadonlyMap<string, ReadonlySet<string>>;
+
+  constructor(readonly settings: ServiceSettings) {
+    const problems: string[] = [];
+    const names = new Set<string>();
+    for (const group of settings.permissionGroups) {
+      for (const p of group.permissions) {
+        if (names.has(p)) problems.push(`settings.permissionGroups: permission "${p}" is listed twice (group "${group.groupName}")`);
+        names.add(p);
+      }
+    }
+    const known = (where: string, list: readonly string[]) => {
+      for (const p of list) if (!names.has(p)) problems.push(`${where}: unknown permission "${p}"`);
+    };
+    const roles = knownRoles(settings);
+    const roleGrants = new Map<string, Set<string>>();
+    for (const [role, list] of Object.entries(settings.roleGrants)) {
+      if (!roles.has(role)) problems.push(`settings.roleGrants: unknown role "${role}"`);
+      if (!Array.isArray(list) || list.some((p) => typeof p !== 'string')) {
+        problems.push(`settings.roleGrants.${role}: must be a list of permission names`);
+        continue;
+      }
+      known(`settings.roleGrants.${role}`, list);
+      roleGrants.set(role, new Set(list));
+    }
+    const machineGrants = new Map<string, Set<string>>();
+    for (const service of settings.machineTokens.services) {
+      known(`settings.machineTokens.services.${service.name}.permissions`, service.permissions ?? []);
+      machineGrants.set(service.name, new Set(service.permissions));
+    }
+    const rules: Rule[] = [];
+    for (const rule of settings.attributeRules) {
+      known(`settings.attributeRules.${rule.name}`, rule.permissions);
+      const compiled = compileWhere(rule.whereClause);
+      if ('error' in compiled) problems.push(`settings.attributeRules.${rule.name}: whereClause does not compile: ${compiled.error}`);
+      else rules.push({ name: rule.name, dataObject: rule.dataObject, permissions: rule.permissions, where: compiled.where });
+    }
+    if (problems.length) throw new ConfigError(problems);
+    this.names = names;
+    this.rules = rules;
+    this.roleGrants = roleGrants;
+    this.machineGrants = machineGrants;
+  }
+
+  isKnown(permission: string): boolean {
+    return this.names.has(permission);
+  }
+
+  roleBased(roles: readonly string[], permission: string): boolean {
+    return roles.some((r) => this.roleGrants.get(r)?.has(permission));
+  }
+
+  machine(service: string, permission: string): boolean {
+    return this.machineGrants.get(service)?.has(permission) ?? false;
+  }
+
+  // Whether an attribute rule gives `permission` on this object. A rule that fails at run time
+  // (a missing field) gives nothing.
+  attribute(principal: AccessPrincipal, permission: string, object: AccessObject): boolean {
+    const vars = { object: toCel({ id: object.id ?? '', ...object.data }), session: toCel({ userId: principal.userId ?? '', storeId: principal.storeId ?? '', roles: [...principal.roles] }) };
+    return this.rules.some((r) => {
+      if (r.dataObject !== object.dataObject || !r.permissions.includes(permission)) return false;
+      try {
+        return r.where(vars) === true;
+      } catch {
+        return false;
+      }
+    });
+  }
+}
+
+function compileWhere(source: string): { where: Rule['where'] } | { error: string } {
+  try {
+    const parsed = celEnv.parse(source);
+    const checked = parsed.check();
+    if (!checked.valid) return { error: String(checked.error?.message ?? checked.error).split('\n')[0] };
+    if (!/^(bool|dyn)/.test(checked.type ?? '')) return { error: `must produce a bool, not ${checked.type}` };
+    return { where: (vars) => parsed(vars) };
+  } catch (error) {
+    return { error: (error instanceof Error ? error.message : String(error)).split('\n')[0] };
+  }
+}
+
+// JSON values into CEL's: whole numbers are CEL ints.
+function toCel(value: unknown): unknown {
+  if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : value;
+  if (Array.isArray(value)) return value.map(toCel);
+  if (value && typeof value === 'object' && !(value instanceof Date)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toCel(v)]));
+  return value instanceof Date ? value.toISOString() : value;
+}
+
+export interface Decision {
+  canDo: boolean;
+  // Objects where the answer differs from `canDo`.
+  exceptions: { objectId: string; canDo: boolean }[];
+}
+
+// The one decision. Deny by default; absolute roles pass; for an object, its own grants (deny
+// first) come before the general ones; a general deny beats a general allow. `grants` are the
+// principal's grants of the permission (its roles, itself, its groups, its store), read fresh.
+export function decide(catalogue: PermissionCatalogue, principal: AccessPrincipal, permission: string, grants: readonly GrantLike[], object?: AccessObject): boolean {
+  const s = catalogue.settings;
+  if (!s.pbacIsActive || !catalogue.isKnown(permission)) return principal.kind !== 'machine' && principal.roles.some((r) => ABSOLUTE_ROLES.includes(r));
+  if (principal.kind === 'machine') return catalogue.machine(principal.machine ?? '', permission);
+  if (principal.roles.some((r) => ABSOLUTE_ROLES.includes(r))) return true;
+  const active = grants.filter((g) => g.permission === permission && typeActive(s, g));
+  if (object?.id !== undefined && s.permissionTypes.objectBased) {
+    const own = active.filter((g) => g.objectId === object.id);
+    if (own.some((g) => !g.canDo)) return false;
+    if (own.some((g) => g.canDo)) return true;
+  }
+  const general = active.filter((g) => g.objectId === null);
+  if (general.some((g) => !g.canDo)) return false;
+  if (general.some((g) => g.canDo)) return true;
+  if (s.permissionTypes.roleBased && catalogue.roleBased(principal.roles, permission)) return true;
+  return !!object && s.permissionTypes.attributeBased && catalogue.attribute(principal, permission, object);
+}
+
+function typeActive(s: ServiceSettings, g: GrantLike): boolean {
+  const t = s.permissionTypes;
+  if (g.objectId !== null && !t.objectBased) return false;
+  if (g.roleId !== null) return t.roleBased;
+  if (g.userId !== null) return t.userBased;
+  if (g.groupId !== null) return t.userGroupBased && s.userGroupsActive;
+  return t.tenantBased;
+}
+
+// The general answer and the objects that are exceptions to it.
+export function decideWithExceptions(catalogue: PermissionCatalogue, principal: AccessPrincipal, permission: string, grants: readonly GrantLike[]): Decision {
+  const canDo = decide(catalogue, principal, permission, grants);
+  const ids = [...new Set(grants.filter((g) => g.permission === permission && g.objectId !== null).map((g) => g.objectId!))];
+  const exceptions = ids
+    .map((objectId) => ({ objectId, canDo: decide(catalogue, principal, permission, grants, { dataObject: '', id: objectId }) }))
+    .filter((e) => e.canDo !== canDo);
+  return { canDo, exceptions };
+}

@@ -1,0 +1,102 @@
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiResult, DeletedResponse } from '../common/api-result.js';
+import { Envelope, type Enveloped } from '../common/envelope.js';
+import { PageQuery, paging } from '../common/paging.js';
+import { Authenticated, USER_OR_API_KEY } from '../common/policy.js';
+import { Ctx, type RequestContext } from '../common/request-context.js';
+import { ADMIN_ROLES } from '../user/roles.js';
+import { CreateGroupInput, CreateMemberInput, IdParam, MemberQuery, toGroupResponse, toMemberResponse, UpdateGroupInput, UserGroupMemberResponse, UserGroupResponse } from './access.dto.js';
+import { AccessService, principalOf } from './access.service.js';
+
+const ADMINS = { principals: USER_OR_API_KEY, roles: ADMIN_ROLES };
+
+// User groups and their members (settings `userGroupsActive`); admin-level users only.
+@ApiTags('user groups')
+@Controller('auth-api/v1')
+export class UserGroupController {
+  constructor(private readonly access: AccessService) {}
+
+  @Post('usergroups')
+  @Authenticated(ADMINS)
+  @HttpCode(HttpStatus.CREATED)
+  @Envelope({ dataName: 'userGroup', action: 'create' })
+  @ApiOperation({ summary: 'Create a group: in this store (userGroupsInTenantLevel), else global (SaaS admins only).' })
+  @ApiResult(UserGroupResponse)
+  async create(@Ctx() ctx: RequestContext, @Body() input: CreateGroupInput): Promise<Enveloped<unknown>> {
+    return { data: toGroupResponse(await this.access.createGroup(principalOf(ctx), ctx.store!, input)) };
+  }
+
+  @Get('usergroups')
+  @Authenticated(ADMINS)
+  @Envelope({ dataName: 'userGroups', action: 'list' })
+  @ApiOperation({ summary: 'This store\'s groups and the global ones, paged.' })
+  @ApiResult([UserGroupResponse])
+  async list(@Ctx() ctx: RequestContext, @Query() query: PageQuery): Promise<Enveloped<unknown[]>> {
+    const [rows, total, page] = await this.access.listGroups(principalOf(ctx), ctx.store!, query);
+    return { data: rows.map(toGroupResponse), paging: paging(page, total) };
+  }
+
+  @Get('usergroups/:id')
+  @Authenticated(ADMINS)
+  @Envelope({ dataName: 'userGroup', action: 'get' })
+  @ApiResult(UserGroupResponse)
+  async get(@Ctx() ctx: RequestContext, @Param() params: IdParam): Promise<Enveloped<unknown>> {
+    return { data: toGroupResponse(await this.access.getGroup(principalOf(ctx), ctx.store!, params.id)) };
+  }
+
+  @Patch('usergroups/:id')
+  @Authenticated(ADMINS)
+  @Envelope({ dataName: 'userGroup', action: 'update' })
+  @ApiResult(UserGroupResponse)
+  async update(@Ctx() ctx: RequestContext, @Param() params: IdParam, @Body() input: UpdateGroupInput): Promise<Enveloped<unknown>> {
+    return { data: toGroupResponse(await this.access.updateGroup(principalOf(ctx), ctx.store!, params.id, input)) };
+  }
+
+  @Delete('usergroups/:id')
+  @Authenticated(ADMINS)
+  @Envelope({ dataName: 'userGroup', action: 'delete' })
+  @ApiOperation({ summary: 'Delete a group; its memberships and grants end with it.' })
+  @ApiResult(DeletedResponse)
+  async delete(@Ctx() ctx: RequestContext, @Param() params: IdParam): Promise<Enveloped<unknown>> {
+    await this.access.deleteGroup(principalOf(ctx), ctx.store!, params.id);
+    return { data: { id: params.id } };
+  }
+
+  @Post('usergroupmembers')
+  @Authenticated(ADMINS)
+  @HttpCode(HttpStatus.CREATED)
+  @Envelope({ dataName: 'userGroupMember', action: 'create' })
+  @ApiOperation({ summary: 'Add a user of this store to a group of this store or a global group.' })
+  @ApiResult(UserGroupMemberResponse)
+  async addMember(@Ctx() ctx: RequestContext, @Body() input: CreateMemberInput): Promise<Enveloped<unknown>> {
+    return { data: toMemberResponse(await this.access.createMember(principalOf(ctx), ctx.store!, input)) };
+  }
+
+  @Get('usergroupmembers')
+  @Authenticated(ADMINS)
+  @Envelope({ dataName: 'userGroupMembers', action: 'list' })
+  @ApiOperation({ summary: 'Memberships of this store\'s users (optionally of one group), paged.' })
+  @ApiResult([UserGroupMemberResponse])
+  async members(@Ctx() ctx: RequestContext, @Query() query: MemberQuery): Promise<Enveloped<unknown[]>> {
+    const [rows, total, page] = await this.access.listMembers(principalOf(ctx), ctx.store!, query);
+    return { data: rows.map(toMemberResponse), paging: paging(page, total) };
+  }
+
+  @Get('usergroupmembers/:id')
+  @Authenticated(ADMINS)
+  @Envelope({ dataName: 'userGroupMember', action: 'get' })
+  @ApiResult(UserGroupMemberResponse)
+  async member(@Ctx() ctx: RequestContext, @Param() params: IdParam): Promise<Enveloped<unknown>> {
+    return { data: toMemberResponse(await this.access.getMember(principalOf(ctx), ctx.store!, params.id)) };
+  }
+
+  @Delete('usergroupmembers/:id')
+  @Authenticated(ADMINS)
+  @Envelope({ dataName: 'userGroupMember', action: 'delete' })
+  @ApiResult(DeletedResponse)
+  async removeMember(@Ctx() ctx: RequestContext, @Param() params: IdParam): Promise<Enveloped<unknown>> {
+    await this.access.deleteMember(principalOf(ctx), ctx.store!, params.id);
+    return { data: { id: params.id } };
+  }
+}

@@ -1,0 +1,151 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
+import type { Broker, BrokerMessage } from './broker.js';
+import { MemoryBroker } from './memory-broker.js';
+import { RedisStreamsBroker } from './redis-streams-broker.js';
+
+// One contract, every adapter: what the event channel relies on from a broker.
+const REDIS_URL = process.env.REDIS_URL;
+
+interface Adapter {
+  name: string;
+  // Two brokers as two replicas would hold them: on one bus.
+  pair(): [Broker, Broker];
+  skip?: string;
+}
+
+const opened: Broker[] = [];
+const prefixes: string[] = [];
+let memoryBus: MemoryBroker | undefined;
+const adapters: Adapter[] = [
+  {
+    name: 'memory',
+    // In-process there is one bus: both "replicas" are the same process.
+    pair: () => {
+      memoryBus = new MemoryBroker();
+      return [memoryBus, memoryBus];
+    },
+  },
+  {
+    name: 'redis streams',
+    skip: REDIS_URL ? undefined : 'skipped: REDIS_URL is not set',
+    pair: () => {
+      const prefix = `test:${randomBytes(4).toString('hex')}:`;
+      prefixes.push(prefix);
+      const make = () => new RedisStreamsBroker({ url: REDIS_URL!, prefix, maxLen: 100 });
+      const pair: [Broker, Broker] = [make(), make()];
+      opened.push(...pair);
+      return pair;
+    },
+  },
+];
+
+afterAll(async () => {
+  await Promise.all(opened.map((b) => b.close()));
+  if (!REDIS_URL || !prefixes.length) return;
+  // The streams these tests wrote go with them.
+  const redis = new Redis(REDIS_URL);
+  for (const prefix of prefixes) {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length) await redis.del(...keys);
+  }
+  await redis.quit();
+});
+
+function collector() {
+  const got: BrokerMessage[] = [];
+  const handler = (m: BrokerMessage) => void got.push(m);
+  const until = async (n: number, ms = 5000) => {
+    const deadline = Date.now() + ms;
+    while (got.length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    return got;
+  };
+  return { got, handler, until };
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 150));
+
+for (const adapter of adapters) {
+  const title = adapter.skip ? `broker contract: ${adapter.name} (${adapter.skip})` : `broker contract: ${adapter.name}`;
+  (adapter.skip ? describe.skip : describe)(title, () => {
+    it('delivers a published message to every subscriber of its topic, in order, with its payload', async () => {
+      const [a, b] = adapter.pair();
+      const one = collector();
+      const two = collector();
+      await a.subscribe('orders', one.handler);
+      await b.subscribe('orders', two.handler);
+      for (let i = 0; i < 5; i++) await a.publish('orders', { i, storeId: 's1', nested: { ok: true } });
+      expect((await one.until(5)).map((m) => m.data.i)).toEqual([0, 1, 2, 3, 4]);
+      expect((await two.until(5)).map((m) => m.data.i)).toEqual([0, 1, 2, 3, 4]);
+      expect(one.got[0]).toMatchObject({ topic: 'orders', data: { i: 0, storeId: 's1', nested: { ok: true } } });
+      expect(typeof one.got[0].publishedAt).toBe('number');
+    });
+
+    it('reaches a subscriber on another replica', async () => {
+      const [a, b] = adapter.pair();
+      const far = collector();
+      await b.subscribe('cross', far.handler);
+      await a.publish('cross', { hello: 'world' });
+      expect((await far.until(1))[0].data).toEqual({ hello: 'world' });
+    });
+
+    it('does not deliver what was published before the subscription, nor other topics', async () => {
+      const [a] = adapter.pair();
+      await a.publish('late', { n: 1 });
+      const c = collector();
+      await a.subscribe('late', c.handler);
+      await a.publish('other', { n: 2 });
+      await a.publish('late', { n: 3 });
+      expect((await c.until(1)).map((m) => m.data.n)).toEqual([3]);
+      await settle();
+      expect(c.got).toHaveLength(1);
+    });
+
+    it('starts a topic consumer with its first subscriber and stops it with the last', async () => {
+      const [a] = adapter.pair();
+      const first = collector();
+      const second = collector();
+      expect(a.activeTopics()).not.toContain('life');
+      const stopFirst = await a.subscribe('life', first.handler);
+      const stopSecond = await a.subscribe('life', second.handler);
+      expect(a.activeTopics().filter((t) => t === 'life')).toEqual(['life']);
+      stopFirst();
+      expect(a.activeTopics()).toContain('life');
+      await a.publish('life', { n: 1 });
+      await second.until(1);
+      stopSecond();
+      expect(a.activeTopics()).not.toContain('life');
+      await a.publish('life', { n: 2 });
+      await settle();
+      expect(first.got).toHaveLength(0);
+      expect(second.got.map((m) => m.data.n)).toEqual([1]);
+    });
+
+    it('keeps delivering to the others when one handler throws', async () => {
+      const [a] = adapter.pair();
+      const ok = collector();
+      await a.subscribe('throwing', () => {
+        throw new Error('handler bug');
+      });
+      await a.subscribe('throwing', ok.handler);
+      await a.publish('throwing', { n: 1 });
+      await a.publish('throwing', { n: 2 });
+      expect((await ok.until(2)).map((m) => m.data.n)).toEqual([1, 2]);
+    });
+
+    it('picks up a topic subscribed while another is being read', async () => {
+      const [a, b] = adapter.pair();
+      const first = collector();
+      await b.subscribe('busy-1', first.handler);
+      await new Promise((r) => setTimeout(r, 50)); // the reader is now blocked on busy-1
+      const second = collector();
+      await b.subscribe('busy-2', second.handler);
+      const started = Date.now();
+      await a.publish('busy-2', { n: 1 });
+      await second.until(1);
+      expect(second.got).toHaveLength(1);
+      expect(Date.now() - started).toBeLessThan(1000);
+    });
+  });
+}

@@ -1,0 +1,32 @@
+import { Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { AppConfig } from '../config/app-config.js';
+import { Broker } from './broker.js';
+import { EventPublisher } from './event-publisher.js';
+import { MemoryBroker } from './memory-broker.js';
+import { RedisStreamsBroker } from './redis-streams-broker.js';
+
+const brokerProvider = {
+  provide: Broker,
+  inject: [AppConfig],
+  useFactory: (config: AppConfig): Broker => {
+    const logger = new Logger('Broker');
+    const onError = (err: unknown) => logger.error({ err }, 'event broker');
+    const { REDIS_URL, PROJECT_CODENAME } = config.env;
+    return REDIS_URL
+      ? new RedisStreamsBroker({ url: REDIS_URL, prefix: `${PROJECT_CODENAME}:events:`, maxLen: config.settings.eventChannel.streamMaxLen, onError })
+      : new MemoryBroker(onError);
+  },
+};
+
+// The broker the whole service shares: in-memory in embedded mode, Redis Streams with REDIS_URL.
+@Module({
+  providers: [brokerProvider, EventPublisher],
+  exports: [Broker, EventPublisher],
+})
+export class BrokerModule implements OnApplicationShutdown {
+  constructor(private readonly broker: Broker) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.broker.close();
+  }
+}

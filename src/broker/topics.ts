@@ -1,0 +1,44 @@
+// The spec's topic names and aliases.
+//   API event       {serviceCodename}-<object>-<verb>          e.g. auth-user-created
+//   database event  {serviceCodename}-dbevent-<object>-<verb>  e.g. auth-dbevent-user-created
+// Object names are compared without regard to case and written lower-case (apiKey → apikey).
+
+export function apiEventTopic(service: string, object: string, verb: string): string {
+  return `${service}-${object.toLowerCase()}-${verb.toLowerCase()}`;
+}
+
+export function dbEventTopic(service: string, object: string, verb: string): string {
+  return `${service}-dbevent-${object.toLowerCase()}-${verb.toLowerCase()}`;
+}
+
+// Sessions that ended (logout, revocation, deactivation): every replica closes their streams.
+export function sessionEndedTopic(service: string): string {
+  return `${service}-internal-session-ended`;
+}
+
+const OBJECT_VERB = /^([A-Za-z][A-Za-z0-9]*)[._]([A-Za-z][A-Za-z0-9]*)$/;
+const API_DONE = /^([A-Za-z][A-Za-z0-9_-]*):done$/;
+const DB_EVENT = /^dbEvent:([A-Za-z][A-Za-z0-9]*):([A-Za-z][A-Za-z0-9]*)$/i;
+
+export type ResolvedTopic = { topic: string; object?: string } | { error: string };
+
+// An alias to its broker topic: `<object>.<verb>` / `<object>_<verb>` (API event), `<apiName>:done`
+// (the API's completion event), `dbEvent:<object>:<verb>` (database event); any other text is
+// the topic itself. `knownObjects` are compared lower-case.
+export function resolveTopicAlias(alias: string, service: string, knownObjects: ReadonlySet<string>): ResolvedTopic {
+  const db = DB_EVENT.exec(alias);
+  if (db) {
+    const object = db[1].toLowerCase();
+    if (!knownObjects.has(object)) return { error: `alias "${alias}" names no known data object "${db[1]}"` };
+    return { topic: dbEventTopic(service, object, db[2]), object };
+  }
+  const done = API_DONE.exec(alias);
+  if (done) return { topic: apiEventTopic(service, done[1], 'done') };
+  const objectVerb = OBJECT_VERB.exec(alias);
+  if (objectVerb) {
+    const object = objectVerb[1].toLowerCase();
+    if (!knownObjects.has(object)) return { error: `alias "${alias}" names no known data object "${objectVerb[1]}"` };
+    return { topic: apiEventTopic(service, object, objectVerb[2]), object };
+  }
+  return { topic: alias };
+}

@@ -1,0 +1,74 @@
+import { ConfigError } from './env.js';
+import type { SecretSetting, SocialLoginSettings, SocialProviderName, SocialProviderSetting, SsoSettings } from './social-settings.js';
+import { SOCIAL_PROVIDERS } from './social-settings.js';
+
+export interface ResolvedProvider {
+  name: SocialProviderName;
+  setting: SocialProviderSetting;
+  clientSecret?: string;
+  privateKey?: string;
+}
+
+export interface ResolvedSocialLogin {
+  providers: Map<SocialProviderName, ResolvedProvider>;
+  // The one address the browser may be sent back to.
+  redirectUrl?: string;
+}
+
+// `{ "env": NAME }` read now; a missing value is reported with where it was asked for.
+export function resolveSecret(value: SecretSetting | undefined, path: string, env: (name: string) => string | undefined, problems: string[]): string | undefined {
+  if (value === undefined || value === null) {
+    problems.push(`${path} is required`);
+    return undefined;
+  }
+  if (typeof value === 'string') return value;
+  if (typeof value !== 'object' || typeof value.env !== 'string') {
+    problems.push(`${path} must be a string or { "env": "NAME" }`);
+    return undefined;
+  }
+  const secret = env(value.env);
+  if (!secret) problems.push(`${path}: environment variable ${value.env} is not set`);
+  return secret || undefined;
+}
+
+// Enabled providers with their secrets, checked at boot: an enabled provider without its
+// secret stops the boot with the provider named.
+export function resolveSocialLogin(settings: SocialLoginSettings, frontendUrl: string | undefined, env: (name: string) => string | undefined): ResolvedSocialLogin {
+  const problems: string[] = [];
+  const providers = new Map<SocialProviderName, ResolvedProvider>();
+  for (const name of SOCIAL_PROVIDERS) {
+    const setting = settings.providers[name];
+    if (!setting?.enabled) continue;
+    const path = `settings.socialLogin.providers.${name}`;
+    const resolved: ResolvedProvider = { name, setting };
+    if (name === 'apple') {
+      if (!setting.teamId) problems.push(`${path}.teamId is required`);
+      if (!setting.keyId) problems.push(`${path}.keyId is required`);
+      resolved.privateKey = resolveSecret(setting.privateKey, `${path}.privateKey`, env, problems);
+    } else {
+      resolved.clientSecret = resolveSecret(setting.clientSecret, `${path}.clientSecret`, env, problems);
+    }
+    providers.set(name, resolved);
+  }
+  const redirectUrl = settings.redirectUrl ?? (frontendUrl ? `${frontendUrl.replace(/\/$/, '')}/auth/callback` : undefined);
+  if (providers.size && !redirectUrl) problems.push('settings.socialLogin.redirectUrl or FRONTEND_URL is required when a social provider is enabled');
+  if (problems.length) throw new ConfigError(problems);
+  return { providers, redirectUrl };
+}
+
+export interface ResolvedSso {
+  settings: SsoSettings;
+  clientSecret: string;
+}
+
+// The `sso` settings with the client secret read, checked at boot; null when SSO is off.
+export function resolveSso(settings: SsoSettings | null, opts: { clientRedirect?: string; production: boolean }, env: (name: string) => string | undefined): ResolvedSso | null {
+  if (!settings) return null;
+  const problems: string[] = [];
+  const clientSecret = resolveSecret(settings.clientSecret, 'settings.sso.clientSecret', env, problems);
+  if (!opts.clientRedirect) problems.push('settings.socialLogin.redirectUrl or FRONTEND_URL is required when sso is configured');
+  // Plain http is for a provider on this machine in development and tests.
+  if (opts.production && settings.tokenHost.startsWith('http:')) problems.push('settings.sso.tokenHost must be https in production');
+  if (problems.length) throw new ConfigError(problems);
+  return { settings, clientSecret: clientSecret! };
+}

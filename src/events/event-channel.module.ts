@@ -1,0 +1,24 @@
+import { Module } from '@nestjs/common';
+import { ApiKeyModule } from '../apikey/api-key.module.js';
+import { AuthModule } from '../auth/auth.module.js';
+import { BrokerModule } from '../broker/broker.module.js';
+import { StoreModule } from '../store/store.module.js';
+import { UserModule } from '../user/user.module.js';
+import { EventAccessService } from './event-access.service.js';
+import { EventBridge } from './event-bridge.js';
+import { EventHub } from './event-hub.js';
+import { EventPrincipals } from './event-principals.js';
+import { EventsController } from './events.controller.js';
+import { EventsGateway } from './events.gateway.js';
+import { EventsService } from './events.service.js';
+
+// The event subscription channel: Socket.IO namespaces /events/{name} and SSE streams
+// /events/{name}/stream over the broker, with one authorization for both. (DomainEvents, the
+// internal bus, is the global EventsModule.)
+@Module({
+  imports: [BrokerModule, AuthModule, ApiKeyModule, StoreModule, UserModule],
+  controllers: [EventsController],
+  providers: [EventAccessService, EventPrincipals, EventHub, EventsService, EventsGateway, EventBridge],
+  exports: [EventsService],
+})
+export class EventChannelModule {}

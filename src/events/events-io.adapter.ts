@@ -1,0 +1,51 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { IoAdapter } from '@nestjs/platform-socket.io';
+import { createAdapter } from '@socket.io/redis-adapter';
+import { Redis } from 'ioredis';
+import type { AppConfig } from '../config/app-config.js';
+import type { CorsPolicy } from '../config/cors.js';
+
+// Socket.IO on the service's HTTP server: CORS from settings `cors` (as the HTTP routes; the
+// handshake itself refuses other origins, see EventsService.assertOrigin), and with REDIS_URL the
+// Redis adapter, so server-side operations on sockets (disconnects, room queries) reach every
+// replica. Events themselves are read from the broker by each replica for its own sockets.
+type IoOptions = Parameters<IoAdapter['createIOServer']>[1];
+type IoServer = ReturnType<IoAdapter['createIOServer']>;
+
+export class EventsIoAdapter extends IoAdapter {
+  private readonly redis: Redis[] = [];
+
+  constructor(
+    app: INestApplicationContext,
+    private readonly config: AppConfig,
+    private readonly cors: CorsPolicy,
+  ) {
+    super(app);
+  }
+
+  // Typed from IoAdapter: @nestjs/platform-socket.io brings its own copy of socket.io.
+  override createIOServer(port: number, options?: IoOptions): IoServer {
+    const { cors } = this;
+    const server = super.createIOServer(port, {
+      ...options,
+      // The long-polling transport's CORS headers; WebSocket upgrades are checked at the handshake.
+      cors: { origin: (origin: string | undefined, done: (err: Error | null, allow?: boolean) => void) => done(null, cors.isAllowed(origin)), credentials: cors.credentials },
+      // Client-to-server messages are `subscribe` with topic names: an oversized one is refused
+      // with an `error` by the service, a far larger one closes the connection.
+      maxHttpBufferSize: 1024 * 1024,
+    } as NonNullable<IoOptions>);
+    const url = this.config.env.REDIS_URL;
+    if (url) {
+      const pub = new Redis(url, { maxRetriesPerRequest: 2 });
+      const sub = pub.duplicate();
+      this.redis.push(pub, sub);
+      server.adapter(createAdapter(pub, sub, { key: `${this.config.env.PROJECT_CODENAME}:socket.io` }));
+    }
+    return server;
+  }
+
+  override async dispose(): Promise<void> {
+    await super.dispose();
+    await Promise.all(this.redis.splice(0).map((r) => r.quit().catch(() => r.disconnect())));
+  }
+}

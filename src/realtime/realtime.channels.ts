@@ -1,0 +1,47 @@
+import { AppError } from '../common/errors.js';
+import { hasAdminRole } from '../user/roles.js';
+import { ENCRYPTED_PREFIX, PRESENCE_PREFIX, PRIVATE_PREFIX } from './realtime.limits.js';
+
+// Store-scoped channel names: `<kind><storeCodename>_<name>`, kind one of `private-encrypted-`,
+// `private-`, `presence-` or none (public). Codenames never hold `_`, so the first `_` ends the
+// store part and no store's channel reads as another's. Within a store:
+//   `..._user-<userId>[-...]`  that user alone
+//   `..._admin[-...]`          the store's administrators
+//   anything else              every user of the store
+// The kind is read longest prefix first, as the provider reads it.
+const KINDS = [ENCRYPTED_PREFIX, PRIVATE_PREFIX, PRESENCE_PREFIX, ''] as const;
+const SCOPED = /^([a-z0-9-]{1,40})_([A-Za-z0-9_-]+)$/;
+
+export interface ScopedChannel {
+  kind: (typeof KINDS)[number];
+  codename: string;
+  name: string;
+}
+
+export function parseChannel(channel: string): ScopedChannel | undefined {
+  const kind = KINDS.find((k) => channel.startsWith(k))!;
+  const match = SCOPED.exec(channel.slice(kind.length));
+  return match ? { kind, codename: match[1], name: match[2] } : undefined;
+}
+
+// May this user of this store join the channel? Throws the reason when not.
+export function checkChannelAccess(user: { userId: string; roles: readonly string[] }, storeCodename: string, channel: string): void {
+  const scoped = parseChannel(channel);
+  if (!scoped || scoped.codename !== storeCodename) {
+    throw new AppError('RealtimeChannelForbidden', `channels of this store are named <kind>${storeCodename}_<name>`);
+  }
+  const { name } = scoped;
+  if ((name === 'admin' || name.startsWith('admin-')) && !hasAdminRole(user.roles)) {
+    throw new AppError('RealtimeChannelForbidden', 'this channel is for the store\'s administrators');
+  }
+  if (name.startsWith('user-') && name !== `user-${user.userId}` && !name.startsWith(`user-${user.userId}-`)) {
+    throw new AppError('RealtimeChannelForbidden', 'this channel belongs to another user');
+  }
+}
+
+// A forward rule's channel: `{storeCodename}` in the store position of the scheme above.
+export const CHANNEL_TEMPLATE = /^(private-encrypted-|private-|presence-)?\{storeCodename\}_[A-Za-z0-9_-]+$/;
+
+export function channelFor(template: string, storeCodename: string): string {
+  return template.replace('{storeCodename}', storeCodename);
+}

@@ -1,0 +1,42 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { SessionData } from './session.types.js';
+
+const ROLE_ID = { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], description: 'A role, or the list of roles when `usersHaveMultipleRoles`.' };
+
+// The spec's session object, as documented (/currentuser, a completed second factor; login's
+// answer adds its tokens).
+export class SessionResponse {
+  @ApiProperty({ format: 'uuid' }) sessionId: string;
+  @ApiProperty({ format: 'uuid' }) userId: string;
+  @ApiProperty({ type: 'string', nullable: true }) email: string | null;
+  @ApiPropertyOptional({ description: 'E.164, when the user has one.' }) mobile?: string;
+  @ApiProperty({ type: 'string', nullable: true }) fullname: string | null;
+  @ApiProperty(ROLE_ID) roleId: string | string[];
+  @ApiProperty({ format: 'uuid', description: 'The store the session belongs to.' }) tenantId: string;
+  @ApiPropertyOptional({ description: 'The JWT to send as `Authorization: Bearer`; absent when the caller used an API key.' }) accessToken?: string;
+  @ApiPropertyOptional({ enum: [true], description: 'Present while an email second factor is pending.' }) sessionNeedsEmail2FA?: boolean;
+  @ApiPropertyOptional({ enum: [true], description: 'Present while a mobile second factor is pending.' }) sessionNeedsMobile2FA?: boolean;
+}
+
+export interface SessionView {
+  multipleRoles: boolean;
+}
+
+// The spec's session object. `userBucketToken` is given at login only; an API key's session
+// has no access token. The 2FA flags are there only while a factor is pending.
+export function toSessionResponse(session: SessionData, view: SessionView, accessToken?: string, userBucketToken?: string) {
+  return {
+    sessionId: session.sessionId,
+    userId: session.userId,
+    email: session.email,
+    ...(session.mobile && { mobile: session.mobile }),
+    fullname: session.fullname,
+    roleId: view.multipleRoles ? session.roles : session.roles[0],
+    tenantId: session.storeId,
+    ...(session.ssoUserId && { SSOUserId: session.ssoUserId }),
+    ...(accessToken && { accessToken }),
+    ...(userBucketToken && { userBucketToken }),
+    ...(session.sessionNeedsEmail2FA && { sessionNeedsEmail2FA: true }),
+    ...(session.sessionNeedsMobile2FA && { sessionNeedsMobile2FA: true }),
+  };
+}

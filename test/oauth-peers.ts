@@ -1,0 +1,125 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { OAuth2Server } from 'oauth2-mock-server';
+import Provider from 'oidc-provider';
+
+// Real protocol peers on loopback for social login and single sign-on tests.
+
+// oidc-provider reminds at length that it runs with development keys and storage, which is
+// what a test wants: those reminders are dropped, everything else still prints.
+for (const level of ['info', 'warn'] as const) {
+  const original = console[level].bind(console);
+  console[level] = (...args: unknown[]) => {
+    if (typeof args[0] === 'string' && args[0].startsWith('oidc-provider ')) return;
+    original(...args);
+  };
+}
+
+export interface OidcPeer {
+  issuer: string;
+  // The account the next login at the provider picks (its interaction page signs it in).
+  nextAccount: string;
+  accounts: Record<string, Record<string, unknown>>;
+  // Starts answering, for these clients (known only once the service listens).
+  serve(clients: { client_id: string; client_secret: string; redirect_uris: string[] }[]): void;
+  close(): Promise<void>;
+}
+
+// A certified OpenID provider (oidc-provider) whose login page signs in `nextAccount` at once
+// and whose clients need no consent screen.
+export async function startOidcProvider(): Promise<OidcPeer> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const peer: OidcPeer = { issuer, nextAccount: 'alice', accounts: {}, serve: (clients) => serve(server, peer, clients), close: () => closeServer(server) };
+  return peer;
+}
+
+function serve(server: Server, peer: OidcPeer, clients: { client_id: string; client_secret: string; redirect_uris: string[] }[]): void {
+  const provider = new Provider(peer.issuer, {
+    clients: clients.map((c) => ({ ...c, grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_post' })),
+    findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id, ...peer.accounts[id] }) }),
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'picture', 'employee_id'] },
+    features: { devInteractions: { enabled: false } },
+    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    // First-party clients: the grant exists without a consent screen.
+    loadExistingGrant: async (ctx) => {
+      const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client!.clientId, accountId: ctx.oidc.session!.accountId! });
+      grant.addOIDCScope('openid email profile');
+      await grant.save();
+      return grant;
+    },
+    cookies: { keys: ['test-cookie-key'] },
+  });
+  const callback = provider.callback();
+  server.on('request', (req, res) => {
+    if (req.url?.startsWith('/interaction/')) {
+      provider.interactionFinished(req, res, { login: { accountId: peer.nextAccount } }, { mergeWithLastSubmission: false }).catch((e: Error) => {
+        res.statusCode = 500;
+        res.end(e.message);
+      });
+      return;
+    }
+    callback(req, res);
+  });
+}
+
+export interface OAuthPeer {
+  url: string;
+  // The provider's profile answer for the next login.
+  profile: Record<string, unknown>;
+  // Claims added to the tokens it signs (the ID token of a sign-in).
+  claims: Record<string, unknown>;
+  close(): Promise<void>;
+}
+
+// A plain OAuth 2 authorization server (oauth2-mock-server) answering `profile` at /userinfo.
+export async function startOAuthServer(): Promise<OAuthPeer> {
+  const server = new OAuth2Server();
+  await server.issuer.keys.generate('RS256');
+  await server.start(0, '127.0.0.1');
+  const peer: OAuthPeer = { url: server.issuer.url!, profile: {}, claims: {}, close: () => server.stop() };
+  server.service.on('beforeUserinfo', (response: { body: unknown }) => {
+    response.body = peer.profile;
+  });
+  server.service.on('beforeTokenSigning', (token: { payload: Record<string, unknown> }) => {
+    Object.assign(token.payload, peer.claims);
+  });
+  // Apple asks for `code id_token`, which this server does not issue: answer with a code, as
+  // Apple does (its ID token then comes from the token endpoint).
+  server.service.on('beforeAuthorizeRedirect', (redirect: { url: URL }, req: { url?: string }) => {
+    const query = new URL(req.url ?? '/', 'http://x').searchParams;
+    if (query.get('response_type') !== 'code id_token') return;
+    redirect.url.searchParams.delete('error');
+    redirect.url.searchParams.delete('error_description');
+    redirect.url.searchParams.set('code', randomUUID());
+  });
+  return peer;
+}
+
+function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+// A browser, as far as redirects and cookies go: follows redirects from `start` until one
+// points under `stopAt` (the client application, which is not running) and returns that address.
+export async function followRedirects(start: string, stopAt: string, headers: Record<string, string> = {}): Promise<URL> {
+  const jar = new Map<string, string>();
+  let url = start;
+  for (let hop = 0; hop < 20; hop++) {
+    if (url.startsWith(stopAt)) return new URL(url);
+    const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+    const res = await fetch(url, { redirect: 'manual', headers: { ...(hop === 0 && headers), ...(cookie && { cookie }) } });
+    for (const set of res.headers.getSetCookie()) {
+      const [pair] = set.split(';');
+      const i = pair.indexOf('=');
+      jar.set(pair.slice(0, i).trim(), pair.slice(i + 1));
+    }
+    const location = res.headers.get('location');
+    if (!location || res.status < 300 || res.status >= 400) throw new Error(`${url} answered ${res.status} without a redirect: ${await res.text()}`);
+    url = new URL(location, url).toString();
+  }
+  throw new Error('too many redirects');
+}

@@ -1,0 +1,180 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import openapiTS, { astToString } from 'openapi-typescript';
+import ts from 'typescript';
+import { PolicyAudit } from '../src/common/policy-audit.js';
+import { startApp, unique, type TestApp } from './helpers.js';
+
+type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> } };
+type Operation = { security?: unknown[]; parameters?: Array<{ name: string; in: string }>; responses: Record<string, { $ref?: string; content?: Record<string, { schema?: unknown }> }> };
+
+const METHODS = ['get', 'post', 'patch', 'put', 'delete'];
+
+describe('the OpenAPI document', () => {
+  let t: TestApp;
+  let doc: Doc;
+  const dir = mkdtempSync(join(tmpdir(), 'svc-openapi-'));
+  beforeAll(async () => {
+    t = await startApp();
+    doc = (await t.http.get('/docs-json').expect(200)).body as Doc;
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const operations = () =>
+    Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).filter(([m]) => METHODS.includes(m)).map(([method, op]) => ({ path, method, op })));
+
+  // In a plain Node process: swagger-parser require()s an ESM package, which Jest cannot on Node 20.
+  async function validate(document: unknown): Promise<string> {
+    const file = join(dir, `${unique('doc')}.json`);
+    writeFileSync(file, JSON.stringify(document));
+    const script = "import P from '@apidevtools/swagger-parser'; try { await P.validate(process.argv[1]); console.log('valid') } catch (e) { console.log(e.message) }";
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script, file]);
+    return stdout.trim();
+  }
+
+  it('is valid OpenAPI 3 for a real validator (@apidevtools/swagger-parser)', async () => {
+    expect(await validate(doc)).toBe('valid');
+  });
+
+  it('the validator refuses a path parameter left out (the check can fail)', async () => {
+    const broken = structuredClone(doc);
+    const op = broken.paths['/auth-api/v1/users/{id}'].get;
+    op.parameters = op.parameters!.filter((p) => p.name !== 'id');
+    expect(await validate(broken)).toMatch(/id/);
+  });
+
+  it('documents every route the service serves', () => {
+    const documented = operations().map(({ path, method }) => `${method.toUpperCase()} ${path}`).sort();
+    const served = t.app.get(PolicyAudit).routes().map((r) => `${r.method} ${r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`).sort();
+    expect(documented).toEqual(served);
+  });
+
+  it('gives every operation a success schema, its error answers, every path parameter and its security', () => {
+    const publicRoutes = new Set(t.app.get(PolicyAudit).routes().filter((r) => r.policy === 'public').map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`));
+    for (const { path, method, op } of operations()) {
+      const name = `${method} ${path}`;
+      // A success schema, or for a redirecting route (social login, SSO) its 302 with Location.
+      const success = Object.entries(op.responses).find(([s]) => s.startsWith('2'));
+      const redirect = op.responses['302'] as { headers?: Record<string, unknown> } | undefined;
+      const described = redirect ? redirect.headers?.Location !== undefined : Object.values(success?.[1].content ?? {}).some((c) => c.schema);
+      expect([name, described]).toEqual([name, true]);
+      expect([name, op.responses['500']?.$ref]).toEqual([name, '#/components/responses/Error500']);
+      for (const [, param] of path.matchAll(/\{([^}]+)\}/g)) {
+        expect([name, op.parameters?.some((p) => p.in === 'path' && p.name === param)]).toEqual([name, true]);
+      }
+      expect([name, Array.isArray(op.security)]).toEqual([name, true]);
+      if (publicRoutes.has(name)) expect([name, op.security]).toEqual([name, []]);
+      else expect([name, op.security!.length > 0, op.responses['401'] !== undefined]).toEqual([name, true, true]);
+    }
+  });
+
+  it('names the security schemes: bearer token, cookie, API key, machine token', () => {
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['accessToken', 'accessTokenCookie', 'apiKey', 'machineToken']);
+    expect(doc.paths['/auth-api/v1/users'].get.security).toEqual([{ accessToken: [] }, { accessTokenCookie: [] }, { apiKey: [] }]);
+    expect(doc.paths['/auth-api/validateapikey'].post.security).toEqual([{ machineToken: [] }]);
+    // Anyone may call it when userRegisterIsPublic: credentials are optional.
+    expect(doc.paths['/auth-api/users'].post.security).toContainEqual({});
+  });
+
+  it('describes the envelope and the error body the service really sends', async () => {
+    const envelope = doc.paths['/auth-api/v1/briefstores'].get.responses['200'].content!['application/json'].schema;
+    expect(envelope).toEqual({
+      allOf: [{ $ref: '#/components/schemas/Envelope' }, expect.objectContaining({ properties: { stores: { type: 'array', items: { $ref: '#/components/schemas/BriefStoreResponse' } } } })],
+    });
+    const envelopeSchema = doc.components.schemas.Envelope as { required: string[] };
+    const real = (await t.http.get('/auth-api/v1/briefstores').expect(200)).body as Record<string, unknown>;
+    for (const key of envelopeSchema.required) expect([key, key in real]).toEqual([key, true]);
+    const errorSchema = doc.components.schemas.ErrorBody as { required: string[]; properties: { errCode: { enum: string[] }; message: { pattern: string } } };
+    const error = (await t.http.get('/auth-api/v1/briefstores').set('svc-store-codename', unique('nostore')).expect(400)).body as Record<string, string>;
+    for (const key of errorSchema.required) expect([key, key in error]).toEqual([key, true]);
+    expect(errorSchema.properties.errCode.enum).toContain(error.errCode);
+    // Every key the service sends is described: the message code and the sentence apart.
+    for (const key of Object.keys(error)) expect([key, key in errorSchema.properties]).toEqual([key, true]);
+    expect(error.message).toMatch(new RegExp(errorSchema.properties.message.pattern));
+    expect(error.detail).toEqual(expect.any(String));
+  });
+
+  it('describes the verification flows and the SSE stream with their answers', () => {
+    const start = doc.paths['/auth-api/verification-services/{flow}/start'].post;
+    expect(start.responses['200'].content!['application/json'].schema).toEqual({ $ref: '#/components/schemas/StartAnswer' });
+    expect(Object.keys(start.responses)).toEqual(expect.arrayContaining(['403', '404', '429']));
+    expect(doc.paths['/auth-api/verification-services/{flow}/complete'].post.responses['200'].content!['application/json'].schema).toEqual({ $ref: '#/components/schemas/CompleteAnswer' });
+    const twoFactor = doc.paths['/auth-api/verification-services/email-2factor-verification/complete'].post;
+    expect(twoFactor.responses['200'].content!['application/json'].schema).toEqual({ $ref: '#/components/schemas/SessionResponse' });
+    const stream = doc.paths['/events/{name}/stream'].get;
+    expect(Object.keys(stream.responses['200'].content!)).toEqual(['text/event-stream']);
+    expect(stream.parameters!.map((p) => `${p.in} ${p.name}`)).toEqual(expect.arrayContaining(['path name', 'query topics', 'query access_token']));
+    expect(Object.keys(stream.responses)).toEqual(expect.arrayContaining(['401', '403', '404']));
+  });
+
+  describe('a typed client generated from it (openapi-typescript)', () => {
+    // Registers a store, logs in and reads the current user, with types from the document only.
+    const program = `
+import type { paths } from './api.js';
+
+type Body<P extends keyof paths, M extends 'get' | 'post'> = paths[P][M] extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+type Ok<P extends keyof paths, M extends 'get' | 'post', S extends number> = paths[P][M] extends { responses: { [K in S]: { content: { 'application/json': infer R } } } } ? R : never;
+
+async function call<T>(base: string, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<T> {
+  const res = await fetch(base + path, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (!res.ok) throw new Error(method + ' ' + path + ' answered ' + res.status);
+  return (await res.json()) as T;
+}
+
+export async function main(base: string, email: string): Promise<void> {
+  const registration: Body<'/auth-api/v1/registerstoreowner', 'post'> = { email, password: 'correct horse battery', fullname: 'Typed Client', store: { name: 'Typed Client Store' } };
+  const registered = await call<Ok<'/auth-api/v1/registerstoreowner', 'post', 201>>(base, 'POST', '/auth-api/v1/registerstoreowner', {}, registration);
+  const codename: string = registered.store.codename;
+  const userId: string = registered.user.id;
+  const credentials: Body<'/auth-api/login', 'post'> = { username: email, password: 'correct horse battery' };
+  const session = await call<Ok<'/auth-api/login', 'post', 200>>(base, 'POST', '/auth-api/login', { 'svc-store-codename': codename }, credentials);
+  const token: string = session.accessToken;
+  const me = await call<Ok<'/auth-api/currentuser', 'get', 200>>(base, 'GET', '/auth-api/currentuser', { authorization: 'Bearer ' + token, 'svc-store-codename': codename });
+  const same: boolean = me.userId === userId && me.tenantId === registered.store.id;
+  process.stdout.write(JSON.stringify({ codename, userId: me.userId, email: me.email, same }));
+}
+
+await main(process.argv[2], process.argv[3]);
+`;
+
+    function typeErrors(files: Record<string, string>): string[] {
+      for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+      const options: ts.CompilerOptions = { strict: true, noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2023, types: ['node'], typeRoots: [join(process.cwd(), 'node_modules/@types')], skipLibCheck: true };
+      const host = ts.createProgram(Object.keys(files).map((f) => join(dir, f)), options);
+      return ts.getPreEmitDiagnostics(host).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    }
+
+    let types: string;
+    beforeAll(async () => {
+      types = astToString(await openapiTS(structuredClone(doc) as never));
+      writeFileSync(join(dir, 'package.json'), '{ "type": "module" }');
+    });
+
+    it('type-checks a program that registers, logs in and reads the current user', () => {
+      expect(typeErrors({ 'api.ts': types, 'client.ts': program })).toEqual([]);
+    });
+
+    it('catches a program that misreads the answers (the check can fail)', () => {
+      const wrong = program.replace('const token: string = session.accessToken;', 'const token: number = session.accessToken;').replace("{ username: email, password: 'correct horse battery' }", '{ username: email, passwrd: 1 }');
+      const errors = typeErrors({ 'api.ts': types, 'client.ts': wrong });
+      expect(errors.join('\n')).toMatch(/not assignable to type 'number'/);
+      expect(errors.join('\n')).toMatch(/passwrd/);
+    });
+
+    it('runs against the service and gets the user it registered', async () => {
+      typeErrors({ 'api.ts': types, 'client.ts': program });
+      await new Promise<void>((resolve) => t.app.getHttpServer().listen(0, '127.0.0.1', resolve));
+      const { port } = t.app.getHttpServer().address() as { port: number };
+      const email = `${unique('typed')}@example.com`;
+      const { stdout } = await promisify(execFile)(process.execPath, ['--import', join(process.cwd(), 'test/fixtures/run-ts.mjs'), join(dir, 'client.ts'), `http://127.0.0.1:${port}`, email]);
+      expect(JSON.parse(stdout)).toMatchObject({ email, same: true });
+    });
+  });
+});

@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { expectError, login, PASSWORD, registerStore, startApp, waitFor, type RegisteredStore, type TestApp } from './helpers.js';
+import { PrivatePostgres, PrivateRedis, privateServersAvailable } from './private-servers.js';
+
+// PostgreSQL and Redis stopped under a running service, then started again: 503 with
+// Retry-After while one is down, readiness says so, and service resumes by itself.
+
+const LOGIN = '/auth-api/login';
+const CURRENT = '/auth-api/currentuser';
+const HEADER = 'svc-store-codename';
+const RECOVERY_MS = 5_000;
+
+const describeWithServers = privateServersAvailable ? describe : describe.skip;
+
+describeWithServers('outages (needs PostgreSQL binaries in /usr/lib/postgresql/15/bin or PG_BIN, and redis-server)', () => {
+  let pg: PrivatePostgres;
+  let redis: PrivateRedis;
+  let t: TestApp;
+  let store: RegisteredStore;
+  let token: string;
+  const printed: string[] = [];
+
+  beforeAll(async () => {
+    [pg, redis] = await Promise.all([PrivatePostgres.start(), PrivateRedis.start()]);
+    // what ioredis (or anything else) prints outside the log
+    for (const method of ['error', 'warn', 'log'] as const) {
+      jest.spyOn(console, method).mockImplementation((...args: unknown[]) => void printed.push(args.map(String).join(' ')));
+    }
+    t = await startApp({ env: { DATABASE_URL: pg.url, REDIS_URL: redis.url } });
+    store = await registerStore(t.http);
+    token = (await login(t.http, store.ownerEmail, PASSWORD, store.codename)).accessToken;
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await redis?.stop();
+    pg?.destroy();
+    jest.restoreAllMocks();
+  }, 60_000); // closing waits for connections to the private servers to settle: slow on a loaded machine
+
+  const tryLogin = () => t.http.post(LOGIN).set(HEADER, store.codename).send({ username: store.ownerEmail, password: PASSWORD });
+  const current = () => t.http.get(CURRENT).set(HEADER, store.codename).set('Authorization', `Bearer ${token}`);
+  const users = () => t.http.get('/auth-api/v1/users').set(HEADER, store.codename).set('Authorization', `Bearer ${token}`);
+
+  function expectUnavailable(res: { status: number; body: unknown; headers: Record<string, string> }): void {
+    expectError(res, 503, 'ServiceUnavailable');
+    expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  }
+
+  it('PostgreSQL down: login and database reads answer 503 ServiceUnavailable with Retry-After; ready 503, live 200', async () => {
+    await t.http.get('/health/ready').expect(200);
+    pg.stop();
+    expectUnavailable(await tryLogin());
+    expectUnavailable(await users());
+    // the session may still be served from the cache; never a 500
+    expect([200, 503]).toContain((await current()).status);
+    const ready = await t.http.get('/health/ready');
+    expect(ready.status).toBe(503);
+    expect(ready.headers['retry-after']).toBeDefined();
+    await t.http.get('/health/live').expect(200);
+  });
+
+  it(`PostgreSQL back: login, reads and readiness recover by themselves within ${RECOVERY_MS / 1000} s`, async () => {
+    pg.resume();
+    await waitFor('login after PostgreSQL restarts', async () => ((await tryLogin()).status === 200 ? true : undefined), RECOVERY_MS);
+    await users().expect(200);
+    await t.http.get('/health/ready').expect(200);
+  });
+
+  it('Redis down: login and authenticated routes answer 503 with Retry-After; ready 503; nothing printed', async () => {
+    await redis.stop();
+    expectUnavailable(await tryLogin());
+    expectUnavailable(await current());
+    expectUnavailable(await users());
+    expect((await t.http.get('/health/ready')).status).toBe(503);
+    await t.http.get('/health/live').expect(200);
+    // give the client a few reconnection attempts to complain about
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(printed.filter((line) => /Unhandled error event|ECONNREFUSED/.test(line))).toEqual([]);
+  });
+
+  it(`Redis back: service recovers by itself within ${RECOVERY_MS / 1000} s`, async () => {
+    await redis.resume();
+    await waitFor('login after Redis restarts', async () => ((await tryLogin()).status === 200 ? true : undefined), RECOVERY_MS);
+    await current().expect(200);
+    await t.http.get('/health/ready').expect(200);
+  });
+});

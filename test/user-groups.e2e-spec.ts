@@ -1,0 +1,207 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { SettingsOverrides } from '../src/config/settings.js';
+import { expectError, login, PASSWORD, registerStore, startApp, SUPER_ADMIN, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
+
+// User groups and members, and grants made through them: tenant vs global groups, cross-store
+// attempts refused, deletion ending memberships and grants at once.
+
+const HEADER = 'svc-store-codename';
+const GROUPS = '/auth-api/v1/usergroups';
+const MEMBERS = '/auth-api/v1/usergroupmembers';
+const GRANTS = '/auth-api/v1/permissiongrants';
+
+const SETTINGS: SettingsOverrides = {
+  pbacIsActive: true,
+  userGroupsActive: true,
+  userGroupsInTenantLevel: true,
+  permissionGroups: [{ groupName: 'reports', permissions: ['report.read', 'report.write', 'report.export'] }],
+  roleGrants: { tenantOwner: ['report.read', 'report.write'], tenantAdmin: ['report.read'] },
+};
+
+interface Store extends RegisteredStore {
+  owner: string;
+  user: { id: string; token: string };
+  admin: { id: string; token: string };
+}
+
+function as<R extends { set(name: string, value: string): R }>(req: R, codename: string | undefined, bearer: string): R {
+  if (codename) req.set(HEADER, codename);
+  return req.set('Authorization', `Bearer ${bearer}`);
+}
+
+async function store(t: TestApp): Promise<Store> {
+  const s = await registerStore(t.http);
+  const owner = (await login(t.http, s.ownerEmail, PASSWORD, s.codename)).accessToken;
+  const add = async (roleId: string) => {
+    const email = uniqueEmail();
+    const res = await as(t.http.post('/auth-api/users'), s.codename, owner).send({ email, password: PASSWORD, fullname: 'Member', roleId }).expect(201);
+    return { id: res.body.user.id as string, token: (await login(t.http, email, PASSWORD, s.codename)).accessToken };
+  };
+  return { ...s, owner, user: await add('tenantUser'), admin: await add('tenantAdmin') };
+}
+
+describe('user groups, tenant level', () => {
+  let t: TestApp;
+  let root: string;
+  beforeAll(async () => {
+    t = await startApp({ settings: SETTINGS });
+    root = (await login(t.http, SUPER_ADMIN.username, SUPER_ADMIN.password)).accessToken;
+  });
+  afterAll(() => t.close());
+
+  it('a store admin creates a store group with a generated avatar; lists carry the envelope, paging and uiPermissions', async () => {
+    const s = await store(t);
+    const created = await as(t.http.post(GROUPS), s.codename, s.admin.token).send({ groupName: 'Readers' }).expect(201);
+    expect(created.body.userGroup).toMatchObject({ groupName: 'Readers', storeId: s.storeId, ownerId: s.admin.id, avatar: expect.stringMatching(/\/auth-api\/avatars\/[a-f0-9]{32}\.svg$/) });
+    const list = await as(t.http.get(GROUPS), s.codename, s.admin.token).expect(200);
+    expect(list.body).toMatchObject({ status: 'OK', dataName: 'userGroups', action: 'list', paging: { pageNumber: 1, totalRowCount: expect.any(Number) }, uiPermissions: ['report.read'] });
+    expect(list.body.userGroups.map((g: { id: string }) => g.id)).toContain(created.body.userGroup.id);
+    const owners = await as(t.http.get(GROUPS), s.codename, s.owner).expect(200);
+    expect([...owners.body.uiPermissions].sort()).toEqual(['report.read', 'report.write']);
+  });
+
+  it('only admin-level users create groups and members', async () => {
+    const s = await store(t);
+    expectError(await as(t.http.post(GROUPS), s.codename, s.user.token).send({ groupName: 'Mine' }), 403, 'Forbidden');
+    const g = await as(t.http.post(GROUPS), s.codename, s.admin.token).send({ groupName: 'G' }).expect(201);
+    expectError(await as(t.http.post(MEMBERS), s.codename, s.user.token).send({ groupId: g.body.userGroup.id, userId: s.user.id }), 403, 'Forbidden');
+  });
+
+  it('cross-store: another store\'s group is not found, another store\'s user is never added', async () => {
+    const a = await store(t);
+    const b = await store(t);
+    const ga = await as(t.http.post(GROUPS), a.codename, a.admin.token).send({ groupName: 'A' }).expect(201);
+    const gb = await as(t.http.post(GROUPS), b.codename, b.admin.token).send({ groupName: 'B' }).expect(201);
+    expectError(await as(t.http.post(MEMBERS), a.codename, a.admin.token).send({ groupId: ga.body.userGroup.id, userId: b.user.id }), 404, 'UserNotFound');
+    expectError(await as(t.http.post(MEMBERS), a.codename, a.admin.token).send({ groupId: gb.body.userGroup.id, userId: a.user.id }), 404, 'UserGroupNotFound');
+    expectError(await as(t.http.get(`${GROUPS}/${gb.body.userGroup.id}`), a.codename, a.admin.token), 404, 'UserGroupNotFound');
+    expectError(await as(t.http.delete(`${GROUPS}/${gb.body.userGroup.id}`), a.codename, a.admin.token), 404, 'UserGroupNotFound');
+    const listed = await as(t.http.get(GROUPS), a.codename, a.admin.token).query({ pageRowCount: 100 }).expect(200);
+    expect(listed.body.userGroups.map((g: { id: string }) => g.id)).not.toContain(gb.body.userGroup.id);
+    // a store admin's token does not reach another store at all
+    expectError(await as(t.http.get(GROUPS), b.codename, a.admin.token), 403, 'TenantMismatch');
+  });
+
+  it('global groups: created and deleted by SaaS admins only; a store admin adds its own users and sees only them', async () => {
+    const a = await store(t);
+    const b = await store(t);
+    const global = await as(t.http.post(GROUPS), undefined, root).send({ groupName: 'Everyone' }).expect(201);
+    const id = global.body.userGroup.id;
+    expect(global.body.userGroup.storeId).toBeNull();
+    const ma = await as(t.http.post(MEMBERS), a.codename, a.admin.token).send({ groupId: id, userId: a.user.id }).expect(201);
+    await as(t.http.post(MEMBERS), b.codename, b.admin.token).send({ groupId: id, userId: b.user.id }).expect(201);
+    expectError(await as(t.http.post(MEMBERS), a.codename, a.admin.token).send({ groupId: id, userId: a.user.id }), 409, 'UserGroupMemberExists');
+    const seen = await as(t.http.get(MEMBERS), a.codename, a.admin.token).query({ groupId: id }).expect(200);
+    expect(seen.body.userGroupMembers).toEqual([expect.objectContaining({ id: ma.body.userGroupMember.id, userId: a.user.id, ownerId: a.admin.id, storeId: a.storeId })]);
+    expectError(await as(t.http.patch(`${GROUPS}/${id}`), a.codename, a.owner).send({ groupName: 'Mine now' }), 403, 'GlobalGroupSaasOnly');
+    expectError(await as(t.http.delete(`${GROUPS}/${id}`), a.codename, a.owner), 403, 'GlobalGroupSaasOnly');
+    await as(t.http.delete(`${GROUPS}/${id}`), undefined, root).expect(200);
+    expectError(await as(t.http.get(`${MEMBERS}/${ma.body.userGroupMember.id}`), a.codename, a.admin.token), 404, 'UserGroupMemberNotFound');
+  });
+
+  it('deleting a group ends its memberships and the effect of its grants at once', async () => {
+    const s = await store(t);
+    const g = await as(t.http.post(GROUPS), s.codename, s.owner).send({ groupName: 'Writers' }).expect(201);
+    const member = await as(t.http.post(MEMBERS), s.codename, s.owner).send({ groupId: g.body.userGroup.id, userId: s.user.id }).expect(201);
+    await as(t.http.post(GRANTS), s.codename, s.owner).send({ groupId: g.body.userGroup.id, permission: 'report.write', canDo: true }).expect(201);
+    const canWrite = async () => (await as(t.http.get('/auth-api/permissions/report.write'), s.codename, s.user.token).expect(200)).body.canDo;
+    expect(await canWrite()).toBe(true);
+    await as(t.http.delete(`${GROUPS}/${g.body.userGroup.id}`), s.codename, s.owner).expect(200);
+    expect(await canWrite()).toBe(false);
+    expectError(await as(t.http.get(`${MEMBERS}/${member.body.userGroupMember.id}`), s.codename, s.owner), 404, 'UserGroupMemberNotFound');
+    const grants = await as(t.http.get(GRANTS), s.codename, s.owner).expect(200);
+    expect(grants.body.permissionGrants).toEqual([]);
+  });
+
+  it('removing a member ends the group\'s grants for that user only', async () => {
+    const s = await store(t);
+    const g = await as(t.http.post(GROUPS), s.codename, s.owner).send({ groupName: 'Writers' }).expect(201);
+    const m = await as(t.http.post(MEMBERS), s.codename, s.owner).send({ groupId: g.body.userGroup.id, userId: s.user.id }).expect(201);
+    await as(t.http.post(MEMBERS), s.codename, s.owner).send({ groupId: g.body.userGroup.id, userId: s.admin.id }).expect(201);
+    await as(t.http.post(GRANTS), s.codename, s.owner).send({ groupId: g.body.userGroup.id, permission: 'report.write', canDo: true }).expect(201);
+    await as(t.http.delete(`${MEMBERS}/${m.body.userGroupMember.id}`), s.codename, s.admin.token).expect(200);
+    expect((await as(t.http.get('/auth-api/permissions/report.write'), s.codename, s.user.token)).body.canDo).toBe(false);
+    expect((await as(t.http.get('/auth-api/permissions/report.write'), s.codename, s.admin.token)).body.canDo).toBe(true);
+  });
+});
+
+describe('permission grants', () => {
+  let t: TestApp;
+  let root: string;
+  beforeAll(async () => {
+    t = await startApp({ settings: SETTINGS });
+    root = (await login(t.http, SUPER_ADMIN.username, SUPER_ADMIN.password)).accessToken;
+  });
+  afterAll(() => t.close());
+
+  it('a store admin never grants what it does not hold; unknown permissions and two subjects are refused', async () => {
+    const s = await store(t);
+    expectError(await as(t.http.post(GRANTS), s.codename, s.admin.token).send({ userId: s.user.id, permission: 'report.write', canDo: true }), 403, 'PermissionNotHeld');
+    expectError(await as(t.http.post(GRANTS), s.codename, s.admin.token).send({ userId: s.user.id, permission: 'report.write', canDo: false }), 403, 'PermissionNotHeld');
+    expectError(await as(t.http.post(GRANTS), s.codename, s.admin.token).send({ userId: s.user.id, permission: 'report.nope', canDo: true }), 400, 'PermissionUnknown');
+    expectError(await as(t.http.post(GRANTS), s.codename, s.admin.token).send({ userId: s.user.id, roleId: 'tenantUser', permission: 'report.read', canDo: true }), 400, 'ValidationFailed');
+    expectError(await as(t.http.post(GRANTS), s.codename, s.admin.token).send({ roleId: 'wizard', permission: 'report.read', canDo: true }), 400, 'ValidationFailed');
+    expectError(await as(t.http.post(GRANTS), s.codename, s.user.token).send({ userId: s.user.id, permission: 'report.read', canDo: true }), 403, 'Forbidden');
+    const ok = await as(t.http.post(GRANTS), s.codename, s.admin.token).send({ userId: s.user.id, permission: 'report.read', canDo: true }).expect(201);
+    expect(ok.body.permissionGrant).toMatchObject({ storeId: s.storeId, userId: s.user.id, permission: 'report.read', canDo: true, objectId: null, ownerId: s.admin.id });
+  });
+
+  it('an admin denied a permission cannot delete the deny', async () => {
+    const s = await store(t);
+    const deny = await as(t.http.post(GRANTS), s.codename, s.owner).send({ userId: s.admin.id, permission: 'report.read', canDo: false }).expect(201);
+    expect((await as(t.http.get('/auth-api/permissions/report.read'), s.codename, s.admin.token)).body.canDo).toBe(false);
+    expectError(await as(t.http.delete(`${GRANTS}/${deny.body.permissionGrant.id}`), s.codename, s.admin.token), 403, 'PermissionNotHeld');
+    await as(t.http.delete(`${GRANTS}/${deny.body.permissionGrant.id}`), s.codename, s.owner).expect(200);
+    expect((await as(t.http.get('/auth-api/permissions/report.read'), s.codename, s.admin.token)).body.canDo).toBe(true);
+  });
+
+  it('store admins act in their store only: another store\'s users and grants are not found', async () => {
+    const a = await store(t);
+    const b = await store(t);
+    expectError(await as(t.http.post(GRANTS), a.codename, a.owner).send({ userId: b.user.id, permission: 'report.read', canDo: true }), 404, 'UserNotFound');
+    const gb = await as(t.http.post(GRANTS), b.codename, b.owner).send({ userId: b.user.id, permission: 'report.read', canDo: true }).expect(201);
+    expectError(await as(t.http.delete(`${GRANTS}/${gb.body.permissionGrant.id}`), a.codename, a.owner), 404, 'PermissionGrantNotFound');
+    const listed = await as(t.http.get(GRANTS), a.codename, a.owner).expect(200);
+    expect(listed.body.permissionGrants).toEqual([]);
+  });
+
+  it('a SaaS-level grant made at root reaches that role in every store, and ends when deleted', async () => {
+    const a = await store(t);
+    const read = async () => (await as(t.http.get('/auth-api/permissions/report.export'), a.codename, a.user.token).expect(200)).body;
+    expect(await read()).toMatchObject({ canDo: false });
+    const g = await as(t.http.post(GRANTS), undefined, root).send({ roleId: 'tenantUser', permission: 'report.export', canDo: true }).expect(201);
+    expect(g.body.permissionGrant.storeId).toBeNull();
+    expect(await read()).toMatchObject({ canDo: true, exceptions: [] });
+    await as(t.http.delete(`${GRANTS}/${g.body.permissionGrant.id}`), undefined, root).expect(200);
+    expect(await read()).toMatchObject({ canDo: false });
+  });
+
+  it('an unknown permission name is a 400, not a 500', async () => {
+    const a = await store(t);
+    expectError(await as(t.http.get('/auth-api/permissions/report.nope'), a.codename, a.user.token), 400, 'PermissionUnknown');
+    expectError(await as(t.http.get('/auth-api/permissions/%20bad'), a.codename, a.user.token), 400, 'ValidationFailed');
+  });
+});
+
+describe('user groups switched off or global only', () => {
+  it('answer 404 UserGroupsInactive while userGroupsActive is false', async () => {
+    const t = await startApp({ settings: { userGroupsActive: false } });
+    try {
+      const s = await store(t);
+      expectError(await as(t.http.get(GROUPS), s.codename, s.owner), 404, 'UserGroupsInactive');
+      expectError(await as(t.http.post(MEMBERS), s.codename, s.owner).send({ groupId: s.user.id, userId: s.user.id }), 404, 'UserGroupsInactive');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('without userGroupsInTenantLevel every group is global: a store admin cannot create one', async () => {
+    const t = await startApp({ settings: { ...SETTINGS, userGroupsInTenantLevel: false } });
+    try {
+      const s = await store(t);
+      expectError(await as(t.http.post(GROUPS), s.codename, s.owner).send({ groupName: 'Mine' }), 403, 'GlobalGroupSaasOnly');
+    } finally {
+      await t.close();
+    }
+  });
+});
