@@ -8,4 +8,6 @@ export default {
   globalSetup: '<rootDir>/test/global-setup.js',
   globalTeardown: '<rootDir>/test/global-teardown.js',
   testTimeout: 30000,
+  // Two workers: the suites wait on I/O more than they compute, and CI's two cores halve its time.
+  maxWorkers: 2,
 };

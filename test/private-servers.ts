@@ -22,14 +22,22 @@ async function freePort(): Promise<number> {
   });
 }
 
-function accepts(port: number): Promise<true | undefined> {
+// A Redis answering on the port: `+PONG` to an inline PING.
+function pong(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
+    let answer = '';
+    const done = (ok: boolean) => {
       socket.destroy();
-      resolve(true);
+      resolve(ok);
+    };
+    socket.setTimeout(1_000, () => done(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (chunk) => {
+      answer += chunk.toString('latin1');
+      if (answer.includes('\r\n')) done(answer.startsWith('+PONG'));
     });
-    socket.once('error', () => resolve(undefined));
+    socket.once('error', () => done(false));
   });
 }
 
@@ -89,14 +97,28 @@ export class PrivateRedis {
   }
 
   static async start(): Promise<PrivateRedis> {
-    const redis = new PrivateRedis(await freePort());
-    await redis.resume();
-    return redis;
+    for (let attempt = 1; ; attempt++) {
+      const redis = new PrivateRedis(await freePort());
+      try {
+        await redis.resume();
+        return redis;
+      } catch (error) {
+        await redis.stop();
+        if (attempt === 3) throw error;
+      }
+    }
   }
 
+  // The port was free a moment ago, but another process may take it before redis-server binds:
+  // then this server exits at once while something else answers on the port. Ready means this
+  // child is alive and answers PING.
   async resume(): Promise<void> {
-    this.process = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    await waitFor(`redis-server on port ${this.port}`, () => accepts(this.port), 10_000);
+    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    this.process = child;
+    await waitFor(`redis-server on port ${this.port}`, async () => {
+      if (child.exitCode !== null) throw new Error(`redis-server exited (${child.exitCode}): port ${this.port} taken`);
+      return (await pong(this.port)) ? true : undefined;
+    }, 10_000);
   }
 
   async stop(): Promise<void> {

@@ -1,9 +1,10 @@
-import type { INestApplicationContext } from '@nestjs/common';
+import { Logger, type INestApplicationContext } from '@nestjs/common';
 import { IoAdapter } from '@nestjs/platform-socket.io';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { Redis } from 'ioredis';
 import type { AppConfig } from '../config/app-config.js';
 import type { CorsPolicy } from '../config/cors.js';
+import { REDIS_OPTIONS, watchRedis } from '../redis/redis.module.js';
 
 // Socket.IO on the service's HTTP server: CORS from settings `cors` (as the HTTP routes; the
 // handshake itself refuses other origins, see EventsService.assertOrigin), and with REDIS_URL the
@@ -36,8 +37,11 @@ export class EventsIoAdapter extends IoAdapter {
     } as NonNullable<IoOptions>);
     const url = this.config.env.REDIS_URL;
     if (url) {
-      const pub = new Redis(url, { maxRetriesPerRequest: 2 });
-      const sub = pub.duplicate();
+      // Listened to like the service's own connection: an outage is logged once, never printed
+      // by ioredis as an unhandled error event.
+      const logger = new Logger('Redis');
+      const pub = watchRedis(new Redis(url, REDIS_OPTIONS), logger);
+      const sub = watchRedis(pub.duplicate(), logger);
       this.redis.push(pub, sub);
       server.adapter(createAdapter(pub, sub, { key: `${this.config.env.PROJECT_CODENAME}:socket.io` }));
     }
