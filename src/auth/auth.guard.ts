@@ -103,9 +103,9 @@ export class AuthGuard implements CanActivate {
     }
   }
 
-  // A deactivated store's sessions and keys stop at once: the store row is read on every
-  // request (the tenant's, or the session's own for a super administrator elsewhere), so every
-  // replica sees the change with its next request. Nothing about it is cached.
+  // A deactivated store's sessions and keys stop at once: the store (the tenant's, or the
+  // session's own for a super administrator elsewhere) comes from the store cache, which every
+  // replica empties of a store as soon as the database announces its change (StoreCache).
   private async assertStoreActive(req: ContextRequest, session: SessionData): Promise<void> {
     const store = session.storeId === req.ctx.store!.id ? req.ctx.store : await this.stores.findById(session.storeId);
     if (!store?.isActive) throw new AppError('StoreInactive', 'the store of this login is deactivated');

@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { DataSourceOptions } from 'typeorm';
 import { SigningKeyEntity } from '../auth/signing-key.entity.js';
 import { SessionEntity } from '../session/session.entity.js';
@@ -16,12 +17,14 @@ import { NotificationEntity } from '../notification/notification.entity.js';
 import { VerificationCodeEntity } from '../verification/verification.entity.js';
 import { Verification1764310000000 } from './migrations/1764310000000-verification.js';
 import { Access1764400000000 } from './migrations/1764400000000-access.js';
+import { StoreChanges1764500000000 } from './migrations/1764500000000-store-changes.js';
 import { PermissionGrantEntity, UserGroupEntity, UserGroupMemberEntity } from '../access/access.entity.js';
 
 export const ENTITIES = [StoreEntity, UserEntity, SessionEntity, SigningKeyEntity, NotificationEntity, ApiKeyEntity, AvatarUploadEntity, VerificationCodeEntity, SocialIdentityEntity, SocialCodeEntity, UserGroupEntity, UserGroupMemberEntity, PermissionGrantEntity];
-export const MIGRATIONS = [Init1763800000000, SessionsAndKeys1763900000000, Notifications1764000000000, ApiKeys1764100000000, AvatarUploads1764250000000, Verification1764310000000, SocialLogin1764320000000, Access1764400000000];
+export const MIGRATIONS = [Init1763800000000, SessionsAndKeys1763900000000, Notifications1764000000000, ApiKeys1764100000000, AvatarUploads1764250000000, Verification1764310000000, SocialLogin1764320000000, Access1764400000000, StoreChanges1764500000000];
 
-export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
+// `clientClass`: the pool's connections (see DatabaseNotifications).
+export function dataSourceOptions(url: string, clientClass?: typeof pg.Client, poolSize = 10): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -31,6 +34,6 @@ export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions
     synchronize: false,
     uuidExtension: 'pgcrypto',
     // A PostgreSQL that does not answer fails the request (503) instead of holding it for ever.
-    extra: { max: poolSize, connectionTimeoutMillis: 3000 },
+    extra: { max: poolSize, connectionTimeoutMillis: 3000, ...(clientClass && { Client: clientClass }) },
   };
 }

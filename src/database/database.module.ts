@@ -1,18 +1,23 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { DatabaseNotifications } from './database-notifications.js';
 import { dataSourceOptions } from './data-source-options.js';
 import { runMigrations } from './migrate.js';
 
 @Module({})
-export class DatabaseModule {
+export class DatabaseModule implements OnApplicationShutdown {
+  constructor(@Inject(DatabaseNotifications) private readonly notifications: DatabaseNotifications) {}
+
   // `url` is PostgreSQL's (DATABASE_URL) or the embedded server's, decided in createApp.
   static forRoot(url: string): DynamicModule {
+    const notifications = new DatabaseNotifications(url);
     return {
       module: DatabaseModule,
+      global: true,
       imports: [
         TypeOrmModule.forRootAsync({
-          useFactory: () => dataSourceOptions(url),
+          useFactory: () => dataSourceOptions(url, notifications.clientClass),
           dataSourceFactory: async (options) => {
             const dataSource = await new DataSource(options!).initialize();
             await runMigrations(dataSource);
@@ -20,6 +25,12 @@ export class DatabaseModule {
           },
         }),
       ],
+      providers: [{ provide: DatabaseNotifications, useValue: notifications }],
+      exports: [DatabaseNotifications],
     };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.notifications.close();
   }
 }

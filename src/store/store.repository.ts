@@ -21,8 +21,8 @@ export class StoreRepository {
     return this.findOne('id', id, manager);
   }
 
-  // Every request reads its store's row (deactivation stops it at once), so this is plain SQL:
-  // building the query and mapping the entity through the ORM cost more than the query itself.
+  // Every request needs its store (through StoreCache), so this is plain SQL: building the
+  // query and mapping the entity through the ORM cost more than the query itself.
   private selectList?: string;
 
   private async findOne(column: 'codename' | 'id', value: string, manager?: EntityManager): Promise<StoreEntity | null> {

@@ -8,18 +8,21 @@ import { codenameBase, uniqueCodename } from './codename.js';
 import { toStoreResponse, type StoreInput, type UpdateStoreInput } from './store.dto.js';
 import { ROOT_CODENAME, type StoreEntity } from './store.entity.js';
 import { StoreRepository } from './store.repository.js';
+import { StoreCache } from './store-cache.js';
 
 @Injectable()
 export class StoreService {
   constructor(
     private readonly stores: StoreRepository,
+    private readonly cache: StoreCache,
     private readonly avatars: AvatarService,
     private readonly config: AppConfig,
   ) {}
 
   // Tenant targeting: the store a request names, or 400 StoreNotFound.
   async resolve(codename: string): Promise<StoreEntity> {
-    const store = await this.stores.findByCodename(codename.toLowerCase());
+    const lower = codename.toLowerCase();
+    const store = await this.cache.byCodename(lower, () => this.stores.findByCodename(lower));
     if (!store) throw new AppError('StoreNotFound', `store "${codename}" does not exist`);
     return store;
   }
@@ -63,7 +66,7 @@ export class StoreService {
   }
 
   findById(id: string): Promise<StoreEntity | null> {
-    return this.stores.findById(id);
+    return this.cache.findById(id, () => this.stores.findById(id));
   }
 
   findByCodename(codename: string, manager?: EntityManager): Promise<StoreEntity | null> {
