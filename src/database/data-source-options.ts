@@ -18,10 +18,11 @@ import { VerificationCodeEntity } from '../verification/verification.entity.js';
 import { Verification1764310000000 } from './migrations/1764310000000-verification.js';
 import { Access1764400000000 } from './migrations/1764400000000-access.js';
 import { StoreChanges1764500000000 } from './migrations/1764500000000-store-changes.js';
+import { StorePickerIndex1764600000000 } from './migrations/1764600000000-store-picker-index.js';
 import { PermissionGrantEntity, UserGroupEntity, UserGroupMemberEntity } from '../access/access.entity.js';
 
 export const ENTITIES = [StoreEntity, UserEntity, SessionEntity, SigningKeyEntity, NotificationEntity, ApiKeyEntity, AvatarUploadEntity, VerificationCodeEntity, SocialIdentityEntity, SocialCodeEntity, UserGroupEntity, UserGroupMemberEntity, PermissionGrantEntity];
-export const MIGRATIONS = [Init1763800000000, SessionsAndKeys1763900000000, Notifications1764000000000, ApiKeys1764100000000, AvatarUploads1764250000000, Verification1764310000000, SocialLogin1764320000000, Access1764400000000, StoreChanges1764500000000];
+export const MIGRATIONS = [Init1763800000000, SessionsAndKeys1763900000000, Notifications1764000000000, ApiKeys1764100000000, AvatarUploads1764250000000, Verification1764310000000, SocialLogin1764320000000, Access1764400000000, StoreChanges1764500000000, StorePickerIndex1764600000000];
 
 // `clientClass`: the pool's connections (see DatabaseNotifications).
 export function dataSourceOptions(url: string, clientClass?: typeof pg.Client, poolSize = 10): DataSourceOptions {

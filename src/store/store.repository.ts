@@ -4,6 +4,9 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { PageRequest } from '../common/paging.js';
 import { StoreEntity } from './store.entity.js';
 
+// Above this many stores, the store picker's total is PostgreSQL's estimate (see listBrief).
+export const ESTIMATED_COUNT_FROM = 10_000;
+
 // Stores are the tenants themselves, so this repository is platform-level (no store id first).
 @Injectable()
 export class StoreRepository {
@@ -25,12 +28,15 @@ export class StoreRepository {
   // query and mapping the entity through the ORM cost more than the query itself.
   private selectList?: string;
 
-  private async findOne(column: 'codename' | 'id', value: string, manager?: EntityManager): Promise<StoreEntity | null> {
-    this.selectList ??= this.dataSource
+  private columns(): string {
+    return (this.selectList ??= this.dataSource
       .getMetadata(StoreEntity)
       .columns.map((c) => `"${c.databaseName}" AS "${c.propertyName}"`)
-      .join(', ');
-    const rows: Record<string, unknown>[] = await (manager ?? this.dataSource.manager).query(`SELECT ${this.selectList} FROM stores WHERE "${column}" = $1 LIMIT 1`, [value]);
+      .join(', '));
+  }
+
+  private async findOne(column: 'codename' | 'id', value: string, manager?: EntityManager): Promise<StoreEntity | null> {
+    const rows: Record<string, unknown>[] = await (manager ?? this.dataSource.manager).query(`SELECT ${this.columns()} FROM stores WHERE "${column}" = $1 LIMIT 1`, [value]);
     return rows.length ? Object.assign(new StoreEntity(), rows[0]) : null;
   }
 
@@ -54,15 +60,24 @@ export class StoreRepository {
     return this.findById(id);
   }
 
-  // The public store picker: every store but the SaaS level, oldest first.
-  listBrief(page: PageRequest, excludeCodename: string): Promise<[StoreEntity[], number]> {
-    return this.repo()
-      .createQueryBuilder('s')
-      .where('s.codename <> :excludeCodename', { excludeCodename })
-      .orderBy('s.createdAt', 'ASC')
-      .addOrderBy('s.id', 'ASC')
-      .skip(page.offset)
-      .take(page.pageRowCount)
-      .getManyAndCount();
+  // The public store picker: every store but the SaaS level, oldest first. The page's ids come
+  // from the covering index alone (no table row is read for the rows skipped), then only the
+  // page's rows are read. The count is exact up to ESTIMATED_COUNT_FROM stores; above, it is
+  // PostgreSQL's own estimate (kept by ANALYZE), so a page costs the same at any size.
+  async listBrief(page: PageRequest, excludeCodename: string): Promise<[StoreEntity[], number]> {
+    const rows: Record<string, unknown>[] = await this.dataSource.query(
+      `SELECT ${this.columns()} FROM stores JOIN (
+         SELECT id FROM stores WHERE codename <> $1 ORDER BY "createdAt", id OFFSET $2 LIMIT $3
+       ) page USING (id) ORDER BY "createdAt", id`,
+      [excludeCodename, page.offset, page.pageRowCount],
+    );
+    return [rows.map((r) => Object.assign(new StoreEntity(), r)), await this.countBrief(excludeCodename)];
+  }
+
+  private async countBrief(excludeCodename: string): Promise<number> {
+    const [{ estimate }]: { estimate: number }[] = await this.dataSource.query(`SELECT reltuples::float8 AS estimate FROM pg_class WHERE oid = 'stores'::regclass`);
+    if (estimate >= ESTIMATED_COUNT_FROM) return Math.round(estimate) - 1;
+    const [{ n }]: { n: number }[] = await this.dataSource.query(`SELECT count(*)::int AS n FROM stores WHERE codename <> $1`, [excludeCodename]);
+    return n;
   }
 }

@@ -1,0 +1,93 @@
+// Growth: the store picker and login as the number of stores and users grows.
+//
+//   DATABASE_URL=postgres://…/<a database for this bench only> npm run bench:growth
+//
+// Starts the service in this process on that database, then for 100, 1,000, 10,000 and 100,000
+// stores (each with one user; added by SQL, all users sharing one bcrypt hash) measures the p50
+// of sequential requests: `GET /auth-api/v1/briefstores` first page, its middle page, and login
+// of a user of the newest store. Prints one table; targets: each column within ±20 % of its
+// value at 100 stores (the middle page is compared from 1,000 stores on).
+import bcrypt from 'bcrypt';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { createApp } from '../src/app.js';
+
+const SIZES = (process.env.SIZES ?? '100,1000,10000,100000').split(',').map(Number);
+const PASSWORD = 'growth bench password';
+const PAGE_ROWS = 20;
+const HEADER = 'svc-store-codename';
+const url = process.env.DATABASE_URL;
+if (!url) {
+  process.stderr.write('bench:growth needs DATABASE_URL: a PostgreSQL database for this bench only (it adds up to 100,000 stores)\n');
+  process.exit(1);
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function p50(n: number, request: () => Promise<Response>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    const res = await request();
+    await res.arrayBuffer();
+    if (!res.ok) throw new Error(`${res.url}: ${res.status}`);
+    times.push(performance.now() - t0);
+  }
+  return median(times);
+}
+
+// Stores g-<i> with one user each, up to `size` (counting the stores already there).
+async function grow(db: pg.Client, size: number, hash: string): Promise<void> {
+  const { rows } = await db.query(`SELECT count(*)::int AS n FROM stores WHERE codename LIKE 'g-%'`);
+  const from = rows[0].n + 1;
+  for (let start = from; start <= size; start += 10_000) {
+    const end = Math.min(size, start + 9_999);
+    await db.query(
+      `WITH s AS (
+         INSERT INTO stores (codename, name, fullname, avatar, "ownerId", "createdAt")
+         SELECT 'g-' || i, 'Growth ' || i, 'Growth store ' || i, 'https://example.test/a.png', NULL, now() + i * interval '1 microsecond'
+         FROM generate_series($1::int, $2::int) AS i RETURNING id, codename)
+       INSERT INTO users ("storeId", email, fullname, "passwordHash", avatar, roles, "emailVerified")
+       SELECT id, replace(codename, 'g-', 'u') || '@growth.test', 'Growth user', $3, 'https://example.test/a.png', ARRAY['tenantOwner'], true FROM s`,
+      [start, end, hash],
+    );
+  }
+  await db.query('ANALYZE stores; ANALYZE users');
+}
+
+async function main(): Promise<void> {
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  const running = await createApp({
+    env: { NODE_ENV: 'production', DATABASE_URL: url, BCRYPT_COST: process.env.BCRYPT_COST ?? '10', LOG_LEVEL: 'warn', SUPER_ADMIN_PASSWORD: 'growth-bench-admin-password' },
+    settings: { rateLimits: { loginPerIp: { points: 1_000_000, durationSeconds: 1 }, loginPerUsername: { points: 1_000_000, durationSeconds: 1 } } },
+  });
+  await running.app.listen(0, '127.0.0.1');
+  const base = `http://127.0.0.1:${(running.app.getHttpServer().address() as AddressInfo).port}`;
+  const hash = await bcrypt.hash(PASSWORD, Number(process.env.BCRYPT_COST ?? 10));
+  const table: string[][] = [];
+  try {
+    for (const size of SIZES) {
+      await grow(db, size, hash);
+      const brief = (page: number) => () => fetch(`${base}/auth-api/v1/briefstores?pageRowCount=${PAGE_ROWS}&pageNumber=${page}`);
+      const total = ((await (await brief(1)()).json()) as { paging: { totalRowCount: number } }).paging.totalRowCount;
+      const middle = Math.max(1, Math.ceil(total / PAGE_ROWS / 2));
+      const [first, mid] = [await p50(200, brief(1)), await p50(200, brief(middle))];
+      const login = () =>
+        fetch(`${base}/auth-api/login`, { method: 'POST', headers: { 'content-type': 'application/json', [HEADER]: `g-${size}` }, body: JSON.stringify({ username: `u${size}@growth.test`, password: PASSWORD }) });
+      const loginMs = await p50(30, login);
+      table.push([size.toLocaleString('en'), String(total), first.toFixed(2), `${mid.toFixed(2)} (page ${middle})`, loginMs.toFixed(1)]);
+      process.stdout.write(`${table.at(-1)!.join('\t')}\n`);
+    }
+  } finally {
+    await running.close();
+    await db.end();
+  }
+  const rel = (col: number, from = 0) => table.slice(from).map((r) => parseFloat(r[col]) / parseFloat(table[from][col]));
+  process.stdout.write(`\n| stores | totalRowCount | briefstores page 1 p50 ms | middle page p50 ms | login p50 ms |\n|---|---|---|---|---|\n`);
+  for (const r of table) process.stdout.write(`| ${r.join(' | ')} |\n`);
+  const within = (xs: number[]) => xs.every((x) => x >= 0.8 && x <= 1.2);
+  process.stdout.write(`\npage 1 within ±20 %: ${within(rel(2))}; middle page (from the 2nd size): ${within(rel(3, 1))}; login: ${within(rel(4))}\n`);
+}
+
+await main();
