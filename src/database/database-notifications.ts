@@ -42,7 +42,11 @@ export class DatabaseNotifications {
     this.subscribers.set(channel, [...(this.subscribers.get(channel) ?? []), subscriber]);
     const client = this.client;
     if (this.listening && client) void client.query(`LISTEN "${channel}"`).catch(() => this.drop(client));
-    else if (!this.client && !this.retryTimer) void this.connect();
+  }
+
+  // Once the application has booted (a refused boot never opens the listening connection).
+  start(): void {
+    if (!this.closed && !this.client && !this.retryTimer) void this.connect();
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,4 @@
-import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DatabaseNotifications } from './database-notifications.js';
@@ -6,7 +6,7 @@ import { dataSourceOptions } from './data-source-options.js';
 import { runMigrations } from './migrate.js';
 
 @Module({})
-export class DatabaseModule implements OnApplicationShutdown {
+export class DatabaseModule implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(@Inject(DatabaseNotifications) private readonly notifications: DatabaseNotifications) {}
 
   // `url` is PostgreSQL's (DATABASE_URL) or the embedded server's, decided in createApp.
@@ -28,6 +28,10 @@ export class DatabaseModule implements OnApplicationShutdown {
       providers: [{ provide: DatabaseNotifications, useValue: notifications }],
       exports: [DatabaseNotifications],
     };
+  }
+
+  onApplicationBootstrap(): void {
+    this.notifications.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
