@@ -1,10 +1,13 @@
 import { readFileSync } from 'node:fs';
+import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { DataSource } from 'typeorm';
 import { EventPublisher } from '../src/broker/event-publisher.js';
 import { DAY_MS, ManualClock } from '../src/clock/clock.js';
 import { EventHub } from '../src/events/event-hub.js';
+import { EventsGateway } from '../src/events/events.gateway.js';
 import { connectSocket, listen, openSse, refusedSocket, type SocketClient, type SseClient } from './event-clients.js';
-import { login, PASSWORD, registerStore, startApp, uniqueEmail, waitFor, type RegisteredStore, type TestApp } from './helpers.js';
+import { expectError, login, PASSWORD, registerStore, startApp, uniqueEmail, waitFor, type RegisteredStore, type TestApp } from './helpers.js';
 
 // The event channel end to end: real socket.io-client and SSE readers over loopback, events
 // caused by real API calls (registrations, API keys, logouts).
@@ -158,15 +161,26 @@ describe('event channel', () => {
       expect(sse.status).toBe(401);
     });
 
-    it('an unknown subscription, or one of the other transport, is named in the refusal', async () => {
+    it('an unknown subscription is an invalid namespace; one of the other transport is named in the refusal', async () => {
       const refused = await refusedSocket(base, 'nope');
-      expect(refused.message).toBe('no event subscription named "nope"');
-      expect(refused.data).toEqual({ errCode: 'SubscriptionNotFound' });
-      expect((await refusedSocket(base, 'live-sse')).message).toBe('event subscription "live-sse" is served over SSE');
+      expect(refused.message).toBe('Invalid namespace');
+      const other = await refusedSocket(base, 'live-sse');
+      expect(other.message).toBe('event subscription "live-sse" is served over SSE');
+      expect(other.data).toEqual({ errCode: 'SubscriptionNotFound' });
       const sse = await openSse(base, '/events/live/stream?topics=storeCreated');
       await waitFor('the body', () => (sse.ended ? true : undefined));
       expect(sse.status).toBe(404);
       expect(JSON.parse(sse.body)).toMatchObject({ errCode: 'SubscriptionNotFound' });
+    });
+
+    it('unknown subscription names leave no namespace behind on the server', async () => {
+      const namespaces = (t.app.get(EventsGateway).namespace!.server as unknown as { _nsps: Map<string, unknown> })._nsps;
+      const before = namespaces.size;
+      const names = Array.from({ length: 50 }, (_, i) => `unknown-${Date.now()}-${i}`);
+      const refusals = await Promise.all(names.map((name) => refusedSocket(base, name)));
+      expect(refusals.map((r) => r.message)).toEqual(names.map(() => 'Invalid namespace'));
+      expect(namespaces.size).toBe(before);
+      for (const name of names) expect(namespaces.has(`/events/${name}`)).toBe(false);
     });
 
     it('SSE without topics, or with too many, is a 400', async () => {
@@ -280,6 +294,58 @@ describe('event channel', () => {
       expect((await gone.next('error', 1000)).message).toBe('your session has ended');
       const e = await waitFor('the update', () => stays.events().find((x) => x.data.id === user.id));
       expect(e.data).toMatchObject({ isActive: false });
+      expect(stays.socket.connected).toBe(true);
+    });
+  });
+
+  describe('deactivated store', () => {
+    const deactivate = (id: string) => t.app.get(DataSource).query('UPDATE stores SET "isActive" = false WHERE id = $1', [id]);
+
+    it('opens no stream: connect_error / 403 StoreInactive for logins, API keys and anonymous clients', async () => {
+      const store = await registerStore(t.http);
+      const owner = await login(t.http, store.ownerEmail, PASSWORD, store.codename);
+      const key = (await t.http.post('/auth-api/v1/apikeys').set(HEADER, store.codename).set('Authorization', bearer(owner.accessToken)).send({ name: 'listener' }).expect(201)).body.apiKey;
+      await deactivate(store.storeId);
+      for (const auth of [{ token: bearer(owner.accessToken), tenantCodename: store.codename }, { token: bearer(key.key) }, { tenantCodename: store.codename }]) {
+        const refused = await refusedSocket(base, 'live', auth);
+        expect(refused.data).toEqual({ errCode: 'StoreInactive' });
+      }
+      const credentials: Record<string, string>[] = [{ Authorization: bearer(owner.accessToken), [HEADER]: store.codename }, { Authorization: bearer(key.key) }, { [HEADER]: store.codename }];
+      for (const headers of credentials) {
+        const sse = await openSse(base, '/events/live-sse/stream?topics=storeCreated', headers);
+        await waitFor('the body', () => (sse.ended ? true : undefined));
+        expectError({ status: sse.status, body: JSON.parse(sse.body) }, 403, 'StoreInactive');
+      }
+    });
+
+    it("ends the store's open streams (logins, keys, anonymous; socket and SSE) within a second; other stores keep theirs", async () => {
+      const store = await registerStore(t.http);
+      const other = await registerStore(t.http);
+      const owner = await login(t.http, store.ownerEmail, PASSWORD, store.codename);
+      const otherOwner = await login(t.http, other.ownerEmail, PASSWORD, other.codename);
+      const key = (await t.http.post('/auth-api/v1/apikeys').set(HEADER, store.codename).set('Authorization', bearer(owner.accessToken)).send({ name: 'listener' }).expect(201)).body.apiKey;
+      const sockets = [
+        track(await connectSocket(base, 'live', { token: bearer(owner.accessToken), tenantCodename: store.codename })),
+        track(await connectSocket(base, 'live', { token: bearer(key.key) })),
+        track(await connectSocket(base, 'live', { tenantCodename: store.codename })),
+      ];
+      for (const c of sockets) await subscribed(c, ['storeCreated']);
+      const s = track(await openSse(base, '/events/live-sse/stream?topics=userCreated', { Authorization: bearer(owner.accessToken), [HEADER]: store.codename }));
+      await s.next('subscribed');
+      const stays = track(await connectSocket(base, 'live', { token: bearer(otherOwner.accessToken), tenantCodename: other.codename }));
+      await subscribed(stays, ['userCreated']);
+
+      const started = Date.now();
+      await deactivate(store.storeId);
+      for (const c of sockets) {
+        expect((await c.next('error', 1000)).message).toBe('the store is deactivated');
+        expect(await c.next('disconnect', 1000)).toBe('io server disconnect');
+      }
+      await waitFor('the stream to end', () => (s.ended ? true : undefined), 1000);
+      expect(s.received.at(-1)).toEqual({ event: 'error', data: { message: 'the store is deactivated' } });
+      expect(Date.now() - started).toBeLessThan(1500);
+      const u = await userOf(t, other);
+      await waitFor('the other store goes on', () => stays.events().find((x) => x.data.id === u.id));
       expect(stays.socket.connected).toBe(true);
     });
   });
@@ -406,5 +472,85 @@ describe('event channel limits', () => {
     await subscribed(c, ['userCreated']);
     clock.advance(31 * DAY_MS); // tokenPeriodInDays is 30
     expect((await c.next('error', 1500)).message).toBe('your session has expired');
+  });
+});
+
+describe('event channel and second factors', () => {
+  let t: TestApp;
+  let base: string;
+  const open: { close(): void }[] = [];
+  const V = '/auth-api/verification-services';
+
+  beforeAll(async () => {
+    t = await startApp({
+      settings: {
+        ...(settings as object),
+        secondaryIdentifierPresence: 'optional',
+        email2FARequiredForLogin: true,
+        mobile2FARequiredForLogin: true,
+        verification: { verificationMode: 'testMode', flows: { 'email-2factor-verification': { enabled: true }, 'mobile-2factor-verification': { enabled: true } } },
+      } as never,
+    });
+    base = await listen(t);
+  });
+  afterAll(async () => {
+    for (const c of open) c.close();
+    await t?.close();
+  });
+
+  async function secondFactor(codename: string, factor: 'email' | 'mobile', token: string): Promise<void> {
+    const flow = `${V}/${factor}-2factor-verification`;
+    const code = (await t.http.post(`${flow}/start`).set(HEADER, codename).set('Authorization', bearer(token)).send({}).expect(200)).body.secretCode;
+    await t.http.post(`${flow}/complete`).set(HEADER, codename).set('Authorization', bearer(token)).send({ secretCode: code }).expect(200);
+  }
+
+  async function refusedSse(token: string, codename: string): Promise<SseClient> {
+    const sse = await openSse(base, '/events/live-sse/stream?topics=userCreated', { Authorization: bearer(token), [HEADER]: codename });
+    await waitFor('the body', () => (sse.ended ? true : undefined));
+    return sse;
+  }
+
+  it('a login with its email factor pending subscribes to nothing until the factor is done; its API key is not held back', async () => {
+    const store = await registerStore(t.http);
+    const l = await login(t.http, store.ownerEmail, PASSWORD, store.codename);
+    expect(l.body.sessionNeedsEmail2FA).toBe(true);
+    const refused = await refusedSocket(base, 'live', { token: bearer(l.accessToken), tenantCodename: store.codename });
+    expect(refused.data).toEqual({ errCode: 'EmailTwoFactorNeeded' });
+    const sse = await refusedSse(l.accessToken, store.codename);
+    expectError({ status: sse.status, body: JSON.parse(sse.body) }, 403, 'EmailTwoFactorNeeded');
+    expect(JSON.parse(sse.body).message).toBe('errMsg_getEventsByNameStreamRequiresEmail2FA');
+
+    await secondFactor(store.codename, 'email', l.accessToken);
+    const c = await connectSocket(base, 'live', { token: bearer(l.accessToken), tenantCodename: store.codename });
+    open.push(c);
+    expect((await subscribed(c, ['userCreated'])).topics).toEqual(['userCreated']);
+
+    // a key made by the completed login works while a new login of the same user is pending
+    const key = (await t.http.post('/auth-api/v1/apikeys').set(HEADER, store.codename).set('Authorization', bearer(l.accessToken)).send({ name: 'listener' }).expect(201)).body.apiKey;
+    const pending = await login(t.http, store.ownerEmail, PASSWORD, store.codename);
+    expect((await refusedSocket(base, 'live', { token: bearer(pending.accessToken), tenantCodename: store.codename })).data).toEqual({ errCode: 'EmailTwoFactorNeeded' });
+    const k = await connectSocket(base, 'live', { token: bearer(key.key) });
+    open.push(k);
+    expect((await subscribed(k, ['userCreated'])).topics).toEqual(['userCreated']);
+    const s = await openSse(base, '/events/live-sse/stream?topics=userCreated', { Authorization: bearer(key.key) });
+    open.push(s);
+    expect((await s.next('subscribed')).topics).toEqual(['userCreated']);
+  });
+
+  it('the mobile factor pending, once the email one is done: MobileTwoFactorNeeded', async () => {
+    const store = await registerStore(t.http);
+    const email = uniqueEmail();
+    await t.http.post('/auth-api/v1/registerstoreuser').set(HEADER, store.codename).send({ email, mobile: `+1415555${randomInt(1000, 10000)}`, password: PASSWORD, fullname: 'Ada Lovelace' }).expect(201);
+    const l = await login(t.http, email, PASSWORD, store.codename);
+    expect(l.body).toMatchObject({ sessionNeedsEmail2FA: true, sessionNeedsMobile2FA: true });
+    await secondFactor(store.codename, 'email', l.accessToken);
+    const refused = await refusedSocket(base, 'live', { token: bearer(l.accessToken), tenantCodename: store.codename });
+    expect(refused.data).toEqual({ errCode: 'MobileTwoFactorNeeded' });
+    const sse = await refusedSse(l.accessToken, store.codename);
+    expectError({ status: sse.status, body: JSON.parse(sse.body) }, 403, 'MobileTwoFactorNeeded');
+    await secondFactor(store.codename, 'mobile', l.accessToken);
+    const c = await connectSocket(base, 'live', { token: bearer(l.accessToken), tenantCodename: store.codename });
+    open.push(c);
+    expect((await subscribed(c, ['userCreated'])).topics).toEqual(['userCreated']);
   });
 });

@@ -4,6 +4,7 @@ import { AuthModule } from '../auth/auth.module.js';
 import { BrokerModule } from '../broker/broker.module.js';
 import { StoreModule } from '../store/store.module.js';
 import { UserModule } from '../user/user.module.js';
+import { VerificationModule } from '../verification/verification.module.js';
 import { EventAccessService } from './event-access.service.js';
 import { EventBridge } from './event-bridge.js';
 import { EventHub } from './event-hub.js';
@@ -16,7 +17,7 @@ import { EventsService } from './events.service.js';
 // /events/{name}/stream over the broker, with one authorization for both. (DomainEvents, the
 // internal bus, is the global EventsModule.)
 @Module({
-  imports: [BrokerModule, AuthModule, ApiKeyModule, StoreModule, UserModule],
+  imports: [BrokerModule, AuthModule, ApiKeyModule, StoreModule, UserModule, VerificationModule],
   controllers: [EventsController],
   providers: [EventAccessService, EventPrincipals, EventHub, EventsService, EventsGateway, EventBridge],
   exports: [EventsService],

@@ -2,7 +2,10 @@ import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } fro
 import { Broker, type BrokerMessage } from '../broker/broker.js';
 import { sessionEndedTopic } from '../broker/topics.js';
 import { Clock } from '../clock/clock.js';
+import { AppError } from '../common/errors.js';
 import { AppConfig } from '../config/app-config.js';
+import { DatabaseNotifications } from '../database/database-notifications.js';
+import { StoreService } from '../store/store.service.js';
 import { EventAccessService, MessageContext, type Subscriber } from './event-access.service.js';
 import { EventPrincipals, type Credentials } from './event-principals.js';
 import type { CompiledSubscription, CompiledTopic } from './event-subscriptions.js';
@@ -65,10 +68,15 @@ export class EventHub implements OnModuleInit, OnApplicationShutdown {
     private readonly principals: EventPrincipals,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly notifications: DatabaseNotifications,
+    private readonly stores: StoreService,
   ) {}
 
   async onModuleInit(): Promise<void> {
     this.stopControl = await this.broker.subscribe(sessionEndedTopic(this.config.env.SERVICE_CODENAME), (m) => void this.recheck(m.data as SessionEndedMessage));
+    // A store's row changed (the database announces every change, SQL included): once the store
+    // cache has forgotten it (its listener comes first), a deactivated store loses its streams.
+    this.notifications.subscribe('store_changed', { message: (id) => void Promise.resolve().then(() => this.storeChanged(id)), reset: () => undefined });
     // Expired sessions lose their streams without anyone logging out.
     this.sweeper = setInterval(() => this.sweepExpired(), SWEEP_MS);
     this.sweeper.unref();
@@ -173,17 +181,34 @@ export class EventHub implements OnModuleInit, OnApplicationShutdown {
     await this.revalidate([...this.clients].filter((c) => c.subscriber.session && (sessionIds.has(c.subscriber.session.sessionId) || userIds.has(c.subscriber.session.userId))));
   }
 
+  // The streams of a store that is no longer active end (its anonymous ones too); any other
+  // change of the row leaves them be.
+  private async storeChanged(storeId: string): Promise<void> {
+    const affected = [...this.clients].filter((c) => c.subscriber.storeId === storeId || c.subscriber.session?.storeId === storeId);
+    if (!affected.length) return;
+    try {
+      const store = await this.stores.findById(storeId);
+      if (store?.isActive) return;
+    } catch (err) {
+      this.logger.error({ err, storeId }, 'store change not checked');
+      return;
+    }
+    await this.revalidate(affected);
+  }
+
+  // Each client's credentials are checked again as at connect: a stream goes on only as the
+  // same login (or the same anonymous subscriber) with the same roles.
   private async revalidate(clients: EventClient[]): Promise<void> {
     await Promise.all(
       clients.map(async (client) => {
-        const before = client.subscriber.session!;
+        const before = client.subscriber.session;
         try {
           const { subscriber } = await this.principals.authenticate(client.credentials);
           const now = subscriber.session;
-          if (!now || now.sessionId !== before.sessionId || now.roles.join() !== before.roles.join()) client.close('your session changed: connect again');
+          if (now?.sessionId !== before?.sessionId || now?.roles.join() !== before?.roles.join()) client.close('your session changed: connect again');
           else client.subscriber = subscriber;
-        } catch {
-          client.close('your session has ended');
+        } catch (error) {
+          client.close(error instanceof AppError && error.errCode === 'StoreInactive' ? 'the store is deactivated' : 'your session has ended');
         }
       }),
     );

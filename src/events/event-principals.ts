@@ -7,6 +7,7 @@ import type { SessionData } from '../session/session.types.js';
 import { ROOT_CODENAME, type StoreEntity } from '../store/store.entity.js';
 import { StoreService } from '../store/store.service.js';
 import { SAAS_ROLES } from '../user/roles.js';
+import { VerificationGate } from '../verification/verification.gate.js';
 import type { Subscriber } from './event-access.service.js';
 
 // What a connection presented: headers and query of its handshake or request, the store it
@@ -16,6 +17,8 @@ export interface Credentials {
   query: Record<string, unknown>;
   // The targeted store codename, when the client named one.
   codename?: string;
+  // The route a pending second factor's message names (`errMsg_<route>RequiresEmail2FA`).
+  route: { method: string; path: string };
 }
 
 export interface ConnectionPrincipal {
@@ -26,12 +29,14 @@ export interface ConnectionPrincipal {
 // Who is on the other end of a Socket.IO connection or an SSE stream, by the same rules as the
 // HTTP routes: an API key is the credential where one is sent; a token counts only in its own
 // store (a super administrator's in any); no credential at all is an anonymous subscriber.
+// A deactivated store opens no stream, and a login with a second factor pending holds none.
 @Injectable()
 export class EventPrincipals {
   constructor(
     private readonly authentication: AuthenticationService,
     private readonly apiKeys: ApiKeyService,
     private readonly stores: StoreService,
+    private readonly verification: VerificationGate,
   ) {}
 
   async authenticate(credentials: Credentials): Promise<ConnectionPrincipal> {
@@ -45,13 +50,28 @@ export class EventPrincipals {
         if (credentials.codename !== undefined) throw new AppError('TenantMismatch', 'the API key belongs to another store');
         store = (await this.stores.findById(session.storeId)) ?? store;
       }
+      assertActive(store);
       return { store, subscriber: { storeId: store.id, session } };
     }
-    if (!this.authentication.hasToken(req)) return { store, subscriber: { storeId: store.id } };
+    if (!this.authentication.hasToken(req)) {
+      assertActive(store);
+      return { store, subscriber: { storeId: store.id } };
+    }
     const { session } = await this.authentication.authenticate(req);
     checkTenant(store, session);
+    assertActive(store);
+    // As on HTTP, the login's own store too (a super administrator's, when it targets another).
+    const own = session.storeId === store.id ? store : await this.stores.findById(session.storeId);
+    if (!own?.isActive) throw new AppError('StoreInactive', 'the store of this login is deactivated');
+    // API keys (above) have no second factor.
+    this.verification.checkRequest(session, credentials.route, false);
     return { store, subscriber: { storeId: store.id, session } };
   }
+}
+
+// The store whose events the stream would carry.
+function assertActive(store: StoreEntity): void {
+  if (!store.isActive) throw new AppError('StoreInactive', `store "${store.codename}" is not active`);
 }
 
 function checkTenant(store: StoreEntity, session: SessionData): void {

@@ -5,11 +5,15 @@ import { Redis } from 'ioredis';
 import type { AppConfig } from '../config/app-config.js';
 import type { CorsPolicy } from '../config/cors.js';
 import { REDIS_OPTIONS, watchRedis } from '../redis/redis.module.js';
+import { EVENTS_NAMESPACE } from './events.gateway.js';
 
 // Socket.IO on the service's HTTP server: CORS from settings `cors` (as the HTTP routes; the
 // handshake itself refuses other origins, see EventsService.assertOrigin), and with REDIS_URL the
 // Redis adapter, so server-side operations on sockets (disconnects, room queries) reach every
 // replica. Events themselves are read from the broker by each replica for its own sockets.
+// The event gateway's namespaces are only those of the configured subscriptions: Socket.IO
+// creates and keeps a namespace for every name its pattern matches, before the handshake is
+// checked, so any other name is refused first (`connect_error` "Invalid namespace").
 type IoOptions = Parameters<IoAdapter['createIOServer']>[1];
 type IoServer = ReturnType<IoAdapter['createIOServer']>;
 
@@ -22,6 +26,13 @@ export class EventsIoAdapter extends IoAdapter {
     private readonly cors: CorsPolicy,
   ) {
     super(app);
+  }
+
+  override create(port: number, options?: Parameters<IoAdapter['create']>[1]): ReturnType<IoAdapter['create']> {
+    if (options?.namespace !== (EVENTS_NAMESPACE as unknown)) return super.create(port, options);
+    const names = new Set(this.config.settings.eventSubscriptions.map((s) => `/events/${s.name}`));
+    const match = (name: string, _auth: unknown, next: (err: Error | null, allow: boolean) => void) => next(null, EVENTS_NAMESPACE.test(name) && names.has(name));
+    return super.create(port, { ...options, namespace: match } as unknown as typeof options);
   }
 
   // Typed from IoAdapter: @nestjs/platform-socket.io brings its own copy of socket.io.

@@ -9,6 +9,9 @@ import { AppConfig } from '../config/app-config.js';
 import type { EventClient, EventTransport } from './event-hub.js';
 import { EventsService } from './events.service.js';
 
+// This route, as a pending second factor's message names it (`errMsg_getEventsByNameStreamRequiresEmail2FA`).
+const STREAM_ROUTE = { method: 'GET', path: '/events/:name/stream' };
+
 interface SseClient extends EventClient {
   res: Response;
   // Events written while the socket's buffer was over its mark, since it last drained.
@@ -51,7 +54,7 @@ export class EventsController implements EventTransport {
     this.events.assertOrigin(req.headers.origin);
     const subscription = this.events.subscription(name, 'sse');
     const topics = this.events.topicList(req.query.topics, 'text');
-    const credentials = { headers: req.headers, query: req.query as Record<string, unknown>, codename: req.ctx.storeTargeted ? req.ctx.store!.codename : undefined };
+    const credentials = { headers: req.headers, query: req.query as Record<string, unknown>, codename: req.ctx.storeTargeted ? req.ctx.store!.codename : undefined, route: STREAM_ROUTE };
     const { subscriber } = await this.events.authenticate(credentials);
 
     const client: SseClient = {

@@ -8,7 +8,11 @@ import type { EventClient, EventTransport } from './event-hub.js';
 import type { Credentials } from './event-principals.js';
 import { EventsService } from './events.service.js';
 
-const NAMESPACE = /^\/events\/[A-Za-z0-9_-]+$/;
+// Matched by EventsIoAdapter against the configured subscription names only: Socket.IO creates
+// (and keeps) a namespace for every name it matches, before any handshake check.
+export const EVENTS_NAMESPACE = /^\/events\/[A-Za-z0-9_-]+$/;
+// The handshake, as a pending second factor's message names it.
+const HANDSHAKE_ROUTE = { method: 'GET', path: '/events/:name' };
 // A slow client's connection is closed this long after its `error`, read or not.
 const DROP_GRACE_MS = 2000;
 
@@ -20,11 +24,13 @@ interface SocketData {
 // 'Bearer …', tenantCodename }`, or the headers and query an HTTP call would use); then
 // `subscribe` / `unsubscribe` with `{ topics }`, answered by `subscribed` / `unsubscribed`, and
 // `event` `{ topic, name, data }` per delivery; `error` `{ message }` for anything refused.
-@WebSocketGateway({ namespace: NAMESPACE })
+@WebSocketGateway({ namespace: EVENTS_NAMESPACE })
 export class EventsGateway implements OnGatewayInit, OnGatewayConnection, OnGatewayDisconnect, EventTransport {
   private readonly logger = new Logger('EventsGateway');
   private readonly bufferLimit: number;
   private readonly storeHeader: string;
+  // The parent of the /events/{name} namespaces, once Socket.IO is set up.
+  namespace?: Namespace;
 
   constructor(
     private readonly events: EventsService,
@@ -34,9 +40,11 @@ export class EventsGateway implements OnGatewayInit, OnGatewayConnection, OnGate
     this.storeHeader = `${config.env.PROJECT_CODENAME}-store-codename`;
   }
 
-  // Runs for every child namespace before `connection`: an unknown subscription or a bad
-  // credential is a `connect_error` with a message that says which.
+  // Runs for every child namespace before `connection`: a subscription of the other transport
+  // or a refused credential is a `connect_error` with a message that says which (a name that is
+  // no subscription at all never gets here: Socket.IO's `Invalid namespace`).
   afterInit(parent: Namespace): void {
+    this.namespace = parent;
     parent.use((socket, next) => {
       this.admit(socket).then(
         () => next(),
@@ -112,7 +120,7 @@ export class EventsGateway implements OnGatewayInit, OnGatewayConnection, OnGate
     if (typeof auth.token === 'string' && auth.token) headers.authorization = /^Bearer\s/i.test(auth.token) ? auth.token : `Bearer ${auth.token}`;
     const query = socket.handshake.query as Record<string, unknown>;
     const named = [auth.tenantCodename, headers[this.storeHeader], query._store].find((v) => typeof v === 'string' && v);
-    const credentials: Credentials = { headers, query, codename: named as string | undefined };
+    const credentials: Credentials = { headers, query, codename: named as string | undefined, route: HANDSHAKE_ROUTE };
     const { subscriber } = await this.events.authenticate(credentials);
     const client: SocketClient = {
       id: randomUUID(),
