@@ -13,7 +13,7 @@ export interface LogStream {
 // JSON logs with the request id on every line; credentials are never written.
 export function loggerOptions(config: AppConfig, stream?: LogStream): Params {
   // The API-key field name is settings-validated to letters, digits, _ and -.
-  const secretParams = new RegExp(`([?&](access_token|token|apiKey|api_key|${config.settings.apiKeys.fieldName})=)[^&]*`, 'gi');
+  const secretParams = new RegExp(`([?&](access_token|token|code|apiKey|api_key|${config.settings.apiKeys.fieldName})=)[^&]*`, 'gi');
   const options: Options = {
     level: config.env.LOG_LEVEL,
     genReqId: (req: IncomingMessage) => (req as ContextRequest).ctx?.requestId,

@@ -1,8 +1,20 @@
 import { Queue, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import { NotificationQueue, backoffDelay, type JobProcessor } from './notification-queue.js';
 
 export const QUEUE_NAME = 'notifications';
+
+// The producer fails at once while Redis is down (the request that sends a notification answers
+// 503, and the row stays queued for the sweep) instead of waiting for Redis to return; a Redis
+// that answers nothing fails it after two seconds. Reconnection is retried every second at most.
+const PRODUCER_OPTIONS: RedisOptions = {
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 1,
+  commandTimeout: 2000,
+  retryStrategy: (times) => Math.min(times * 50, 1000),
+};
+// The worker waits on a blocking command, which BullMQ requires to retry for ever.
+const WORKER_OPTIONS: RedisOptions = { maxRetriesPerRequest: null };
 
 export interface BullMqOptions {
   redisUrl: string;
@@ -25,14 +37,14 @@ export class BullMqQueue extends NotificationQueue {
 
   constructor(private readonly options: BullMqOptions) {
     super();
-    this.queue = new Queue(QUEUE_NAME, { connection: this.connection(), prefix: options.prefix });
+    this.queue = new Queue(QUEUE_NAME, { connection: this.connection(PRODUCER_OPTIONS), prefix: options.prefix });
     // A Redis outage surfaces where it matters, as a failed enqueue (503); without a listener
     // BullMQ prints every reconnection failure.
     this.queue.on('error', () => undefined);
   }
 
-  private connection(): Redis {
-    const redis = new Redis(this.options.redisUrl, { maxRetriesPerRequest: null });
+  private connection(options: RedisOptions): Redis {
+    const redis = new Redis(this.options.redisUrl, options);
     this.connections.push(redis);
     return redis;
   }
@@ -65,7 +77,7 @@ export class BullMqQueue extends NotificationQueue {
       QUEUE_NAME,
       (job) => processor(job.data.notificationId as string, job.attemptsMade + 1, maxAttempts),
       {
-        connection: this.connection(),
+        connection: this.connection(WORKER_OPTIONS),
         prefix: this.options.prefix,
         concurrency: this.options.concurrency,
         lockDuration: this.options.lockDurationMs ?? 30_000,
