@@ -36,8 +36,8 @@ function realtimeApp(api: FakeApi<PusherRequest>): Parameters<typeof startApp>[0
         port: Number(new URL(api.url).port),
         useTLS: false,
         forwardRules: [
-          { topic: 'user.created', channel: 'private-{storeCodename}_users', event: 'user-created' },
-          { topic: 'dbEvent:store:created', channel: 'presence-{storeCodename}_lobby', event: 'store-created' },
+          { topic: 'user.created', channel: 'private-{storeCodename}_admin-users', event: 'user-created' },
+          { topic: 'dbEvent:store:created', channel: 'presence-{storeCodename}_admin-lobby', event: 'store-created' },
         ],
       },
     } as never,
@@ -211,18 +211,31 @@ describe('realtime channel', () => {
         api.requests.find((r) => r.path.endsWith('/events') && (r.body as { name?: string })?.name === 'user-created' && (r.body as { data: string }).data.includes(user.id)),
       );
       expect(sent.signed).toBe(true);
-      expect((sent.body as { channels: string[] }).channels).toEqual([`private-${store.codename}_users`]);
+      expect((sent.body as { channels: string[] }).channels).toEqual([`private-${store.codename}_admin-users`]);
       const data = JSON.parse((sent.body as { data: string }).data);
       expect(data).toMatchObject({ id: user.id, storeId: store.storeId });
       expect(JSON.stringify(data)).not.toMatch(/password/i);
     });
 
+    it('go to channels that /realtime/auth opens to the store\'s admins only', async () => {
+      const user = await userOf(t, store);
+      const sent = await waitFor('the forwarded user.created', () =>
+        api.requests.find((r) => (r.body as { name?: string })?.name === 'user-created' && (r.body as { data: string }).data.includes(user.id)),
+      );
+      const [channel] = (sent.body as { channels: string[] }).channels;
+      // The event carries the user's email: not for the store's other users, nor for the user.
+      expect((sent.body as { data: string }).data).toContain('@');
+      expectError(await authorize(user.token, channel), 403, 'RealtimeChannelForbidden');
+      const res = await authorize(owner.token, channel).expect(200);
+      expect(res.body).toEqual({ auth: signature(`123.456:${channel}`) });
+    });
+
     it('name each store\'s own channel, for aliases of database events too', async () => {
       const other = await registerStore(t.http);
       const lobby = await waitFor('the forwarded store.created', () => api.requests.find((r) => (r.body as { name?: string })?.name === 'store-created'));
-      expect((lobby.body as { channels: string[] }).channels).toEqual([`presence-${other.codename}_lobby`]);
+      expect((lobby.body as { channels: string[] }).channels).toEqual([`presence-${other.codename}_admin-lobby`]);
       const users = await waitFor('the forwarded owner', () => api.requests.find((r) => (r.body as { name?: string })?.name === 'user-created'));
-      expect((users.body as { channels: string[] }).channels).toEqual([`private-${other.codename}_users`]);
+      expect((users.body as { channels: string[] }).channels).toEqual([`private-${other.codename}_admin-users`]);
       expect(api.requests.flatMap((r) => (r.body as { channels?: string[] })?.channels ?? []).filter((c) => c.includes(store.codename))).toEqual([]);
     });
   });
@@ -321,13 +334,17 @@ describe('realtime channel, not configured', () => {
 describe('realtime channel settings', () => {
   // The other boot refusals are shown where they are decided: realtime-forwarder.spec.ts and
   // realtime-provider.e2e-spec.ts.
-  it('refuse to boot with a forward rule that would leave its store, an inline secret or an unknown key', async () => {
+  it('refuse to boot with a forward rule that would leave its store or reach more than its admins, an inline secret or an unknown key', async () => {
     const base = { appId: '1', key: 'k', secret: { env: 'REALTIME_SECRET' }, cluster: 'eu' };
     // Without Redis: the refusal does not depend on it, and a boot refused while its Redis
     // connections are still opening can leave an unhandled "Connection is closed" behind.
     const boot = (realtimeChannel: unknown) => startApp({ env: { REALTIME_SECRET: 's', REDIS_URL: undefined }, settings: { realtimeChannel } as never });
     await expect(boot({ ...base, forwardRules: [{ topic: 'user.created', channel: 'private-users', event: 'e' }] })).rejects.toThrow(/forwardRules\[0\]\.channel: .*events stay in their store/);
-    await expect(boot({ ...base, forwardRules: [{ topic: 'user.created', channel: 'private-{storeCodename}_u', event: 'e'.repeat(201) }] })).rejects.toThrow(/forwardRules\.0\.event: event must be shorter than or equal to 200/);
+    await expect(boot({ ...base, forwardRules: [{ topic: 'user.created', channel: 'private-{storeCodename}_admin', event: 'e'.repeat(201) }] })).rejects.toThrow(/forwardRules\.0\.event: event must be shorter than or equal to 200/);
+    // A public channel needs no /realtime/auth; any other than the admin channel, any user's.
+    const forwardTo = (channel: string) => boot({ ...base, forwardRules: [{ topic: 'user.created', channel: 'private-{storeCodename}_admin', event: 'e' }, { topic: 'user.created', channel, event: 'e' }] });
+    await expect(forwardTo('{storeCodename}_admin-users')).rejects.toThrow(/forwardRules\[1\]\.channel: "\{storeCodename\}_admin-users" is public/);
+    await expect(forwardTo('private-{storeCodename}_users')).rejects.toThrow(/forwardRules\[1\]\.channel: "private-\{storeCodename\}_users" is open to every user of the store/);
     await expect(boot({ ...base, secret: 'inline' })).rejects.toThrow(/realtimeChannel\.secret/);
     await expect(boot({ ...base, forwardRules: [], colour: 'blue' })).rejects.toThrow(/colour/);
   });

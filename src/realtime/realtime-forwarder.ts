@@ -5,7 +5,7 @@ import { AppError } from '../common/errors.js';
 import { AppConfig } from '../config/app-config.js';
 import { ConfigError } from '../config/env.js';
 import { StoreService } from '../store/store.service.js';
-import { CHANNEL_TEMPLATE, channelFor } from './realtime.channels.js';
+import { channelFor, forwardChannelProblem } from './realtime.channels.js';
 import { eventName, isEncrypted, MAX_NAME_LENGTH } from './realtime.limits.js';
 import { RealtimeChannelService } from './realtime.service.js';
 
@@ -24,9 +24,9 @@ class AnyObject extends Set<string> {
 
 const LONGEST_CODENAME = 40;
 
-// `realtimeChannel.forwardRules`: the service's own events, sent to the channel of the event's
-// store. Acting on what this process published (not on a broker subscription) sends each event
-// once, whatever the number of replicas. An event without a store is not forwarded.
+// `realtimeChannel.forwardRules`: the service's own events, sent to the admin channel of the
+// event's store. Acting on what this process published (not on a broker subscription) sends
+// each event once, whatever the number of replicas. An event without a store is not forwarded.
 @Injectable()
 export class RealtimeForwarder implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('RealtimeForwarder');
@@ -45,8 +45,9 @@ export class RealtimeForwarder implements OnModuleInit, OnApplicationShutdown {
       const at = `settings.realtimeChannel.forwardRules[${i}]`;
       const resolved = resolveTopicAlias(rule.topic, config.env.SERVICE_CODENAME, new AnyObject());
       if ('error' in resolved) this.problems.push(`${at}.topic: ${resolved.error}`);
-      if (!CHANNEL_TEMPLATE.test(rule.channel)) {
-        this.problems.push(`${at}.channel: must be [private-|private-encrypted-|presence-]{storeCodename}_<name> (letters, digits, _ -): events stay in their store`);
+      const channelProblem = forwardChannelProblem(rule.channel);
+      if (channelProblem) {
+        this.problems.push(`${at}.channel: ${channelProblem}`);
       } else if (channelFor(rule.channel, 'x'.repeat(LONGEST_CODENAME)).length > MAX_NAME_LENGTH) {
         this.problems.push(`${at}.channel: longer than ${MAX_NAME_LENGTH} characters with a ${LONGEST_CODENAME}-character store codename`);
       } else if (isEncrypted(rule.channel) && config.settings.realtimeChannel?.encryptionMasterKeyBase64 === undefined) {

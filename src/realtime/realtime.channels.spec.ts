@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { AppError } from '../common/errors.js';
-import { channelFor, CHANNEL_TEMPLATE, checkChannelAccess, parseChannel } from './realtime.channels.js';
+import { channelFor, CHANNEL_TEMPLATE, checkChannelAccess, forwardChannelProblem, parseChannel } from './realtime.channels.js';
 
 const USER = { userId: '0b7c4a52-1d5e-4d9a-9f0e-3c2b1a000001', roles: ['tenantUser'] };
 const ADMIN = { userId: '0b7c4a52-1d5e-4d9a-9f0e-3c2b1a000002', roles: ['tenantAdmin'] };
@@ -43,5 +43,19 @@ describe('store-scoped channel names', () => {
     for (const ok of ['{storeCodename}_news', 'private-{storeCodename}_users', 'private-encrypted-{storeCodename}_v', 'presence-{storeCodename}_lobby']) expect(CHANNEL_TEMPLATE.test(ok)).toBe(true);
     for (const bad of ['private-users', 'private-{storeCodename}', 'private-x-{storeCodename}_u', '{storeCodename}_a_{storeCodename}', 'private-{storeCodename}_a.b']) expect(CHANNEL_TEMPLATE.test(bad)).toBe(false);
     expect(channelFor('private-{storeCodename}_users', 'acme')).toBe('private-acme_users');
+  });
+
+  it('send forwarded events to a store\'s admin channel only, never a public one', () => {
+    for (const ok of ['private-{storeCodename}_admin', 'private-{storeCodename}_admin-users', 'private-encrypted-{storeCodename}_admin-v', 'presence-{storeCodename}_admin-lobby']) {
+      expect(forwardChannelProblem(ok)).toBeUndefined();
+    }
+    expect(forwardChannelProblem('{storeCodename}_admin-users')).toMatch(/is public, open to anyone holding the app key/);
+    for (const everyone of ['private-{storeCodename}_users', 'presence-{storeCodename}_lobby', 'private-{storeCodename}_admin_users', 'private-{storeCodename}_administrators']) {
+      expect(forwardChannelProblem(everyone)).toMatch(/open to every user of the store/);
+    }
+    expect(forwardChannelProblem('private-users')).toMatch(/events stay in their store/);
+    // What the rule is refused is what /realtime/auth would have let a user join.
+    expect(refusal(() => checkChannelAccess(USER, 'acme', channelFor('private-{storeCodename}_admin_users', 'acme')))).toBeUndefined();
+    expect(refusal(() => checkChannelAccess(USER, 'acme', channelFor('private-{storeCodename}_admin-users', 'acme')))).toBe('RealtimeChannelForbidden');
   });
 });

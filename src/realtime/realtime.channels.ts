@@ -31,7 +31,7 @@ export function checkChannelAccess(user: { userId: string; roles: readonly strin
     throw new AppError('RealtimeChannelForbidden', `channels of this store are named <kind>${storeCodename}_<name>`);
   }
   const { name } = scoped;
-  if ((name === 'admin' || name.startsWith('admin-')) && !hasAdminRole(user.roles)) {
+  if (isAdminName(name) && !hasAdminRole(user.roles)) {
     throw new AppError('RealtimeChannelForbidden', 'this channel is for the store\'s administrators');
   }
   if (name.startsWith('user-') && name !== `user-${user.userId}` && !name.startsWith(`user-${user.userId}-`)) {
@@ -39,8 +39,30 @@ export function checkChannelAccess(user: { userId: string; roles: readonly strin
   }
 }
 
+function isAdminName(name: string): boolean {
+  return name === 'admin' || name.startsWith('admin-');
+}
+
 // A forward rule's channel: `{storeCodename}` in the store position of the scheme above.
 export const CHANNEL_TEMPLATE = /^(private-encrypted-|private-|presence-)?\{storeCodename\}_[A-Za-z0-9_-]+$/;
+
+// What is wrong with a forward rule's channel, if anything. Forwarded events carry store data (a
+// user event: the user's email and mobile), so the channel is one /realtime/auth signs (a public
+// channel is open to anyone holding the app key) and, by the scheme above, its admin channel. A
+// rule names no single user, so a user's own channel is out of its reach.
+export function forwardChannelProblem(template: string): string | undefined {
+  if (!CHANNEL_TEMPLATE.test(template)) {
+    return 'must be <kind>{storeCodename}_admin[-<name>] (letters, digits, _ -): events stay in their store';
+  }
+  const { kind, name } = parseChannel(channelFor(template, 'x'))!;
+  if (kind === '') {
+    return `"${template}" is public, open to anyone holding the app key: forwarded events go to a ${PRIVATE_PREFIX}, ${ENCRYPTED_PREFIX} or ${PRESENCE_PREFIX} channel`;
+  }
+  if (!isAdminName(name)) {
+    return `"${template}" is open to every user of the store: forwarded events go to its admin channel, ${kind}{storeCodename}_admin[-<name>]`;
+  }
+  return undefined;
+}
 
 export function channelFor(template: string, storeCodename: string): string {
   return template.replace('{storeCodename}', storeCodename);

@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, HttpStatus, Post, Req } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiResult } from '../common/api-result.js';
-import { Authenticated, Public, USER_ONLY } from '../common/policy.js';
+import { ApiFailures, ApiResult } from '../common/api-result.js';
+import { Authenticated, Public, USER_OR_API_KEY } from '../common/policy.js';
 import { Ctx, type ContextRequest, type RequestContext } from '../common/request-context.js';
 import { RealtimeAccessService } from './realtime-access.service.js';
 import { ChannelAuthInput, ChannelAuthResponse, UserAuthInput, UserAuthResponse, WebhookResponse } from './realtime.dto.js';
@@ -16,7 +16,7 @@ export class RealtimeController {
   constructor(private readonly realtime: RealtimeAccessService) {}
 
   @Post('auth')
-  @Authenticated({ principals: USER_ONLY })
+  @Authenticated({ principals: USER_OR_API_KEY })
   @HttpCode(HttpStatus.OK)
   @ApiResult(ChannelAuthResponse)
   @ApiOperation({ summary: 'Authorize a private-/presence- channel of your store: { auth, channel_data?, shared_secret? }.' })
@@ -25,7 +25,7 @@ export class RealtimeController {
   }
 
   @Post('user-auth')
-  @Authenticated({ principals: USER_ONLY })
+  @Authenticated({ principals: USER_OR_API_KEY })
   @HttpCode(HttpStatus.OK)
   @ApiResult(UserAuthResponse)
   @ApiOperation({ summary: 'Authenticate your connection as your user: { auth, user_data }.' })
@@ -38,6 +38,7 @@ export class RealtimeController {
   @Public()
   @HttpCode(HttpStatus.OK)
   @ApiResult(WebhookResponse)
+  @ApiFailures(401) // RealtimeWebhookInvalid
   @ApiOperation({ summary: 'Provider webhook: checked against the app secret, then published as `<svc>-realtime-webhook` events.' })
   async webhook(@Req() req: ContextRequest) {
     return { status: 'OK', ...(await this.realtime.receiveWebhook(req.headers, req.rawBody)) };
