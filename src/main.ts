@@ -1,5 +1,6 @@
 import { createApp } from './app.js';
 import { ConfigError } from './config/env.js';
+import { serviceUrl } from './config/service-url.js';
 
 async function main(): Promise<void> {
   const started = performance.now();
@@ -7,14 +8,15 @@ async function main(): Promise<void> {
   await app.listen(config.env.PORT, config.env.HOST);
   const logger = app.get((await import('nestjs-pino')).Logger);
   const { port } = app.getHttpServer().address() as { port: number };
-  const host = ['0.0.0.0', '::'].includes(config.env.HOST) ? 'localhost' : config.env.HOST;
-  const url = config.env.PUBLIC_URL?.replace(/\/$/, '') ?? `http://${host}:${port}`;
+  const url = serviceUrl(config.env, port);
   logger.log(
     { port, url, database: config.embeddedDatabase ? 'embedded' : 'postgres', redis: !!config.env.REDIS_URL, startupMs: Math.round(performance.now() - started) },
     'service listening',
   );
   // One plain line for whoever started it by hand, beside the JSON logs.
-  process.stdout.write(`${config.env.PROJECT_CODENAME}-${config.env.SERVICE_CODENAME} ${config.env.APP_VERSION} listening on ${url} (API docs: ${url}/docs)\n`);
+  // The docs link only when /docs is served (off in production unless DOCS_ENABLED).
+  const docs = config.docsEnabled ? ` (API docs: ${url}/docs)` : '';
+  process.stdout.write(`${config.env.PROJECT_CODENAME}-${config.env.SERVICE_CODENAME} ${config.env.APP_VERSION} listening on ${url}${docs}\n`);
 
   // Graceful shutdown: stop accepting, finish in-flight requests, close pools and the database.
   let stopping = false;

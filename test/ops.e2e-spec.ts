@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
+import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Controller, Get, Post } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
@@ -119,7 +121,7 @@ describe('registration rate limit per client IP', () => {
   beforeAll(async () => {
     t = await startApp({
       env: { TRUST_PROXY: 'loopback' },
-      settings: { rateLimits: { registration: { points: 3, durationSeconds: 60 }, registrationFailures: { points: 4, durationSeconds: 60 } } },
+      settings: { rateLimits: { registration: { points: 3, durationSeconds: 3600 }, registrationFailures: { points: 4, durationSeconds: 60 } } },
     });
   });
   afterAll(() => t.close());
@@ -145,11 +147,21 @@ describe('registration rate limit per client IP', () => {
     expect(refused.headers['retry-after']).toMatch(/^\d+$/);
     const seconds = Number(refused.headers['retry-after']);
     expect(seconds).toBeGreaterThanOrEqual(1);
-    expect(seconds).toBeLessThanOrEqual(60);
+    expect(seconds).toBeLessThanOrEqual(3600);
 
     let other = randomIp();
     while (other === ip) other = randomIp();
     expect((await owner(other)).status).toBe(201);
+  });
+
+  it('lets exactly 3 of 12 concurrent registrations from one client through, refusing the rest with 429', async () => {
+    const ip = randomIp();
+    const answers = await Promise.all(Array.from({ length: 12 }, () => owner(ip)));
+    expect(answers.map((res) => res.status).sort()).toEqual([...Array(3).fill(201), ...Array(9).fill(429)]);
+    for (const refused of answers.filter((res) => res.status === 429)) {
+      expect(refused.body).toMatchObject({ result: 'ERR', status: 429, errCode: 'TooManyRequests' });
+    }
+    expect((await owner(ip)).status).toBe(429);
   });
 
   it('does not count refused registrations against the registration limit', async () => {
@@ -201,6 +213,35 @@ describe('registration rate limit without a trusted proxy', () => {
     expect((await send()).status).toBe(201);
     expect((await send()).status).toBe(429);
   });
+});
+
+describe('the start-up line of the service', () => {
+  // The real entry point in its own process, with the docs switched off as in production.
+  it('does not name /docs when the docs are not served', async () => {
+    const env = { PATH: process.env.PATH, NODE_ENV: 'test', LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: '0', DATA_DIR: ':memory:', DOCS_ENABLED: 'false' };
+    const forwarded = Object.fromEntries(['DATABASE_URL', 'REDIS_URL'].filter((k) => process.env[k]).map((k) => [k, process.env[k]]));
+    const child = spawn(process.execPath, ['--import', './test/fixtures/run-ts.mjs', 'src/main.ts'], { env: { ...env, ...forwarded }, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let output = '';
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const line = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          const found = /^.* listening on .*$/m.exec(output);
+          if (found) resolve(found[0]);
+        });
+        child.on('exit', () => reject(new Error(`the service stopped before listening:\n${output}`)));
+      });
+      expect(line).toMatch(/ listening on http:\/\/127\.0\.0\.1:\d+$/);
+      expect(line).not.toMatch(/docs/i);
+      const url = line.slice(line.indexOf('http://'));
+      expect((await fetch(`${url}/docs`)).status).toBe(404);
+    } finally {
+      const exited = child.exitCode === null ? once(child, 'exit') : undefined;
+      child.kill('SIGTERM');
+      await exited;
+    }
+  }, 90_000);
 });
 
 describe('PolicyAudit', () => {

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/app-config.js';
+import { serviceUrl } from '../config/service-url.js';
+import { requestOrigin } from './request-origin.js';
 
 export const AVATAR_SEED = /^[a-f0-9]{32}$/;
 
@@ -8,8 +10,11 @@ export const AVATAR_SEED = /^[a-f0-9]{32}$/;
 export class AvatarService {
   constructor(private readonly config: AppConfig) {}
 
-  // A new random avatar, served by AvatarController.
+  // A new random avatar, served by AvatarController. The link is absolute, so a client on another
+  // origin can show it: from PUBLIC_URL, else the address of the request being handled, else
+  // (at boot: the sample store, the super admin) the address the service listens on.
   generate(): string {
-    return this.config.publicUrl(`/auth-api/avatars/${randomBytes(16).toString('hex')}.svg`);
+    const path = `/auth-api/avatars/${randomBytes(16).toString('hex')}.svg`;
+    return this.config.env.PUBLIC_URL ? this.config.publicUrl(path) : (requestOrigin() ?? serviceUrl(this.config.env)) + path;
   }
 }

@@ -1,9 +1,9 @@
 import { Global, Module } from '@nestjs/common';
-import { ClientIpRateLimitGuard, OutcomeRateLimitInterceptor, RateLimits } from './rate-limit.js';
+import { OutcomeRateLimitInterceptor, RateLimits } from './rate-limit.js';
 
 @Global()
 @Module({
-  providers: [RateLimits, ClientIpRateLimitGuard, OutcomeRateLimitInterceptor],
-  exports: [RateLimits, ClientIpRateLimitGuard, OutcomeRateLimitInterceptor],
+  providers: [RateLimits, OutcomeRateLimitInterceptor],
+  exports: [RateLimits, OutcomeRateLimitInterceptor],
 })
 export class RateLimitModule {}

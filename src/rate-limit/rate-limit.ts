@@ -1,11 +1,9 @@
 import {
   Injectable,
   SetMetadata,
-  UseGuards,
   UseInterceptors,
   applyDecorators,
   type CallHandler,
-  type CanActivate,
   type ExecutionContext,
   type NestInterceptor,
 } from '@nestjs/common';
@@ -47,10 +45,25 @@ export class RateLimits {
   // Takes one point for `key`, or 429 TooManyRequests with Retry-After. Atomic in Redis and in
   // memory: under any concurrency at most `points` calls per window get through.
   async consume(name: RateLimitName, key: string): Promise<void> {
+    await this.take(name, key);
+  }
+
+  // Takes one point for `key` like consume, and answers how to give it back: the point returns
+  // only while its window lasts (a later window does not gain one). A refused call holds no
+  // point either, so a point given back lets exactly one more call through.
+  async reserve(name: RateLimitName, key: string): Promise<() => Promise<void>> {
+    const windowEnd = Date.now() + (await this.take(name, key, true)).msBeforeNext;
+    return async () => {
+      if (Date.now() < windowEnd) await this.release(name, key);
+    };
+  }
+
+  private async take(name: RateLimitName, key: string, refundRefused = false): Promise<RateLimiterRes> {
     try {
-      await this.limiter(name).consume(key);
+      return await this.limiter(name).consume(key);
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection; // the store failed: not the client's fault
+      if (refundRefused) await this.release(name, key);
       throw this.tooMany(name, rejection.msBeforeNext);
     }
   }
@@ -85,27 +98,11 @@ export class RateLimits {
   }
 }
 
-const RATE_LIMIT = 'rateLimit';
-
-@Injectable()
-export class ClientIpRateLimitGuard implements CanActivate {
-  constructor(
-    private readonly reflector: Reflector,
-    private readonly limits: RateLimits,
-  ) {}
-
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const name = this.reflector.get<RateLimitName>(RATE_LIMIT, context.getHandler());
-    const req = context.switchToHttp().getRequest<Request>();
-    // req.ip honours TRUST_PROXY, so a client cannot pick its own key unless the proxy is trusted.
-    await this.limits.consume(name, req.ip ?? 'unknown');
-    return true;
-  }
-}
-
 // Counts outcomes per client IP: successes against one limit, client errors (4xx) against
 // another, so a developer's failed attempts do not use up the budget of real registrations.
-// Both are checked before the route runs; a few concurrent requests may pass the last point.
+// A success point is taken before the route runs and given back when it fails: under any
+// concurrency at most `points` calls per window succeed (a failing call holds its point until
+// it answers). Failures are counted after the fact: a few concurrent ones may pass the last.
 @Injectable()
 export class OutcomeRateLimitInterceptor implements NestInterceptor {
   constructor(
@@ -116,17 +113,21 @@ export class OutcomeRateLimitInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const { success, failure } = this.reflector.get<OutcomeLimits>(OUTCOME_LIMITS, context.getHandler());
     const key = context.switchToHttp().getRequest<Request>().ip ?? 'unknown';
-    return from(Promise.all([this.limits.assertOpen(success, key), this.limits.assertOpen(failure, key)])).pipe(
-      mergeMap(() => next.handle()),
-      mergeMap(async (result: unknown) => {
-        await this.limits.penalize(success, key);
-        return result;
-      }),
-      catchError(async (error: unknown) => {
-        const status = (error as { status?: number }).status ?? 500;
-        if (status >= 400 && status < 500 && status !== 429) await this.limits.penalize(failure, key);
-        throw error;
-      }),
+    const reserve = async () => {
+      await this.limits.assertOpen(failure, key);
+      return this.limits.reserve(success, key);
+    };
+    return from(reserve()).pipe(
+      mergeMap((giveBack) =>
+        next.handle().pipe(
+          catchError(async (error: unknown) => {
+            await giveBack();
+            const status = (error as { status?: number }).status ?? 500;
+            if (status >= 400 && status < 500 && status !== 429) await this.limits.penalize(failure, key);
+            throw error;
+          }),
+        ),
+      ),
     );
   }
 }
@@ -140,7 +141,3 @@ const OUTCOME_LIMITS = 'outcomeRateLimits';
 // Limits a route per client IP, successes and failures apart (public registrations).
 export const RateLimitedOutcomesPerIp = (limits: OutcomeLimits) =>
   applyDecorators(SetMetadata(OUTCOME_LIMITS, limits), UseInterceptors(OutcomeRateLimitInterceptor), ApiFailures(429));
-
-// Limits a route per client IP with the named settings.
-export const RateLimitedPerIp = (name: RateLimitName) =>
-  applyDecorators(SetMetadata(RATE_LIMIT, name), UseGuards(ClientIpRateLimitGuard), ApiFailures(429));
