@@ -4,6 +4,8 @@ import type TestAgent from 'supertest/lib/agent.js';
 import { DataSource } from 'typeorm';
 import { DAY_MS, ManualClock } from '../src/clock/clock.js';
 import type { ApiKeyLocation } from '../src/config/settings.js';
+import type { FakeApi } from './fake-api.js';
+import { APP, fakePusherApi, type PusherRequest } from './fake-pusher.js';
 import { login, PASSWORD, registerStore, startApp, SUPER_ADMIN, uniqueEmail, type RegisteredStore, type TestApp, expectError } from './helpers.js';
 
 // API keys seen from a client of the real app: created with a login, shown once, used in place
@@ -13,6 +15,7 @@ import { login, PASSWORD, registerStore, startApp, SUPER_ADMIN, uniqueEmail, typ
 const KEYS = '/auth-api/v1/apikeys';
 const USERS = '/auth-api/v1/users';
 const CREATE_USER = '/auth-api/users';
+const STORE = '/auth-api/v1/store';
 const HEADER = 'svc-store-codename';
 const KEY = /^sk_svc_[0-9a-f]{48}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -39,11 +42,11 @@ async function ownerOfNewStore(t: TestApp): Promise<Owner> {
 }
 
 // A tenantUser of the store, logged in.
-async function userOf(t: TestApp, store: RegisteredStore): Promise<{ id: string; token: string }> {
+async function userOf(t: TestApp, store: RegisteredStore): Promise<{ id: string; token: string; sessionId: string }> {
   const email = uniqueEmail();
   const res = await t.http.post('/auth-api/v1/registerstoreuser').set(HEADER, store.codename).send({ email, password: PASSWORD, fullname: 'Store User' }).expect(201);
-  const { accessToken } = await login(t.http, email, PASSWORD, store.codename);
-  return { id: res.body.user.id, token: accessToken };
+  const { accessToken, sessionId } = await login(t.http, email, PASSWORD, store.codename);
+  return { id: res.body.user.id, token: accessToken, sessionId };
 }
 
 function createKey(t: TestApp, store: RegisteredStore, token: string, body: Record<string, unknown> = { name: 'reporting job' }) {
@@ -144,7 +147,6 @@ describe('API keys (bearer location, the default)', () => {
       expectError(await withStore(t.http.delete(`${KEYS}/${id}`).set('Authorization', bearer)), 401, 'PrincipalNotAccepted');
       expectError(await withStore(t.http.patch(`${USERS}/${store.ownerId}`).set('Authorization', bearer)).send({ password: 'taken over by a key', currentPassword: PASSWORD }), 401, 'PrincipalNotAccepted');
       expectError(await withStore(t.http.get('/auth-api/sessions').set('Authorization', bearer)), 401, 'PrincipalNotAccepted');
-      expectError(await withStore(t.http.delete('/auth-api/sessions').set('Authorization', bearer)), 401, 'PrincipalNotAccepted');
     }
     // nothing was created, deleted or changed by those calls
     const keys = await listKeys(t, store, token).expect(200);
@@ -191,6 +193,84 @@ describe('API keys (bearer location, the default)', () => {
     expectError(await t.http.get(USERS).set('Authorization', bearer), 403, 'Forbidden');
     expectError(await t.http.delete(`${USERS}/${store.ownerId}`).set('Authorization', bearer), 403, 'Forbidden');
     expectError(await t.http.patch(`${USERS}/${store.ownerId}`).set('Authorization', bearer).send({ fullname: 'Nope' }), 403, 'Forbidden');
+  });
+
+  it('a store admin\'s key changes the store (PATCH /v1/store), as the admin\'s login does', async () => {
+    const { store, token } = await ownerOfNewStore(t);
+    const adminEmail = uniqueEmail();
+    await t.http.post(CREATE_USER).set(HEADER, store.codename).set('Authorization', `Bearer ${token}`).send({ email: adminEmail, password: PASSWORD, fullname: 'Admin', roleId: 'tenantAdmin' }).expect(201);
+    const admin = await login(t.http, adminEmail, PASSWORD, store.codename);
+    const { key } = await newKey(t, store, admin.accessToken);
+
+    const res = await t.http.patch(STORE).set('Authorization', `Bearer ${key}`).send({ language: 'de' }).expect(200);
+    expect(res.body).toMatchObject({ status: 'OK', dataName: 'store', action: 'update', userId: admin.userId, store: { id: store.storeId, codename: store.codename, language: 'de' } });
+    expectNoLoginIssued(res);
+    // the owner's key, with the store named
+    const ownerKey = await newKey(t, store, token);
+    const cleared = await t.http.patch(STORE).set(HEADER, store.codename).set('Authorization', `Bearer ${ownerKey.key}`).send({ language: null }).expect(200);
+    expect(cleared.body.store).not.toHaveProperty('language');
+    // never another store's
+    const other = await registerStore(t.http);
+    expectError(await t.http.patch(STORE).set(HEADER, other.codename).set('Authorization', `Bearer ${key}`).send({ language: 'fr' }), 403, 'TenantMismatch');
+  });
+
+  it('a key cannot exceed its creator\'s role: a plain user\'s key, a narrowed key and a demoted admin\'s key are refused the store', async () => {
+    const { store, token } = await ownerOfNewStore(t);
+    const member = await userOf(t, store);
+    const memberKey = await newKey(t, store, member.token);
+    const narrow = await newKey(t, store, token, { name: 'user level', roles: ['tenantUser'] });
+    const adminEmail = uniqueEmail();
+    const created = await t.http.post(CREATE_USER).set(HEADER, store.codename).set('Authorization', `Bearer ${token}`).send({ email: adminEmail, password: PASSWORD, fullname: 'Admin', roleId: 'tenantAdmin' }).expect(201);
+    const adminKey = await newKey(t, store, (await login(t.http, adminEmail, PASSWORD, store.codename)).accessToken);
+    const patchStore = (key: string, language: string) => t.http.patch(STORE).set('Authorization', `Bearer ${key}`).send({ language });
+
+    // a tenantUser cannot ask for more when creating its key, and its key is held to tenantUser
+    expectError(await createKey(t, store, member.token, { name: 'k', roles: ['tenantAdmin'] }), 403, 'RoleNotAssignable');
+    expectError(await patchStore(memberKey.key, 'fr'), 403, 'Forbidden');
+    expectError(await patchStore(narrow.key, 'fr'), 403, 'Forbidden');
+    await patchStore(adminKey.key, 'it').expect(200);
+
+    // the admin demoted: its key has no role its creator still holds
+    await t.http.patch(`${USERS}/${created.body.user.id}`).set(HEADER, store.codename).set('Authorization', `Bearer ${token}`).send({ roleId: 'tenantUser' }).expect(200);
+    expectError(await patchStore(adminKey.key, 'fr'), 401, 'Unauthorized');
+
+    // none of the refused calls changed the store
+    expect(await t.app.get(DataSource).query('SELECT language FROM stores WHERE id = $1', [store.storeId])).toEqual([{ language: 'it' }]);
+  });
+
+  it('a key ends its creator\'s logins (DELETE /sessions, DELETE /sessions/:id); the key is no session and keeps working', async () => {
+    const { store } = await ownerOfNewStore(t);
+    const member = await userOf(t, store);
+    const logins = [];
+    for (let i = 0; i < 3; i++) logins.push(await login(t.http, store.ownerEmail, PASSWORD, store.codename));
+    const { key, id } = await newKey(t, store, logins[0].accessToken);
+    const bearer = `Bearer ${key}`;
+    const asLogin = (l: { accessToken: string }) => t.http.get(`${USERS}/${store.ownerId}`).set(HEADER, store.codename).set('Authorization', `Bearer ${l.accessToken}`);
+    const sessionRows = async () => (await t.app.get(DataSource).query('SELECT id FROM sessions WHERE "userId" = $1', [store.ownerId])) as Array<{ id: string }>;
+    const before = (await sessionRows()).length; // the logins above and the one of ownerOfNewStore
+
+    // one of them
+    const one = await t.http.delete(`/auth-api/sessions/${logins[1].sessionId}`).set('Authorization', bearer).expect(200);
+    expect(one.body).toEqual({ status: 'OK', ended: 1 });
+    expect((await asLogin(logins[1])).status).toBe(401);
+    await asLogin(logins[0]).expect(200);
+    // the key's own id is no session of its creator; another user's session is not its creator's
+    expectError(await t.http.delete(`/auth-api/sessions/${id}`).set('Authorization', bearer), 404, 'SessionNotFound');
+    expectError(await t.http.delete(`/auth-api/sessions/${member.sessionId}`).set('Authorization', bearer), 404, 'SessionNotFound');
+
+    // all of them: no login is "this one" for a key
+    const all = await t.http.delete('/auth-api/sessions').set('Authorization', bearer).expect(200);
+    expect(all.body).toEqual({ status: 'OK', ended: before - 1 });
+    expect(await sessionRows()).toEqual([]);
+    for (const l of logins) expect((await asLogin(l)).status).toBe(401);
+
+    // the key itself was not ended; the other user's login was not touched
+    await t.http.get('/auth-api/currentuser').set('Authorization', bearer).expect(200);
+    const keys = await t.http.get(KEYS).set('Authorization', bearer).expect(200);
+    expect(keys.body.apiKeys.map((k: { id: string }) => k.id)).toEqual([id]);
+    await t.http.get(`${USERS}/${member.id}`).set(HEADER, store.codename).set('Authorization', `Bearer ${member.token}`).expect(200);
+    // nothing left to end
+    expect((await t.http.delete('/auth-api/sessions').set('Authorization', bearer).expect(200)).body).toEqual({ status: 'OK', ended: 0 });
   });
 
   it('/currentuser with an unknown key, or a key of another store, answers 401 No login found', async () => {
@@ -492,5 +572,43 @@ describe('API keys disabled', () => {
     expectError(await createKey(off, store, token), 403, 'Forbidden');
     // the login itself still works there
     await off.http.get(USERS).set(HEADER, store.codename).set('Authorization', `Bearer ${token}`).expect(200);
+  });
+});
+
+describe('API keys on the realtime client routes', () => {
+  let api: FakeApi<PusherRequest>;
+  let t: TestApp;
+  beforeAll(async () => {
+    api = fakePusherApi();
+    await api.start();
+    const port = Number(new URL(api.url).port);
+    t = await startApp({
+      env: { REALTIME_SECRET: APP.secret },
+      settings: { realtimeChannel: { appId: APP.appId, key: APP.key, secret: { env: 'REALTIME_SECRET' }, cluster: 'eu', host: '127.0.0.1', port, useTLS: false, forwardRules: [] } } as never,
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await api?.stop();
+  });
+
+  it('a key authorizes its store\'s channels and signs the connection in as its creator, within the key\'s roles', async () => {
+    const { store, token } = await ownerOfNewStore(t);
+    const { key } = await newKey(t, store, token);
+    const narrow = await newKey(t, store, token, { name: 'user level', roles: ['tenantUser'] });
+    const authorize = (k: string, channel: string) => t.http.post('/auth-api/realtime/auth').set('Authorization', `Bearer ${k}`).send({ socket_id: '123.456', channel_name: channel });
+
+    const presence = await authorize(key, `presence-${store.codename}_lobby`).expect(200);
+    expect(JSON.parse(presence.body.channel_data)).toEqual({ user_id: store.ownerId, user_info: { name: 'Store Owner' } });
+    await authorize(key, `private-${store.codename}_admin-audit`).expect(200);
+    // held to its roles: a tenantUser key is no admin, and no key leaves its store
+    expectError(await authorize(narrow.key, `private-${store.codename}_admin-audit`), 403, 'RealtimeChannelForbidden');
+    await authorize(narrow.key, `private-${store.codename}_user-${store.ownerId}`).expect(200);
+    const other = await registerStore(t.http);
+    expectError(await authorize(key, `private-${other.codename}_orders`), 403, 'RealtimeChannelForbidden');
+
+    const signedIn = await t.http.post('/auth-api/realtime/user-auth').set('Authorization', `Bearer ${key}`).send({ socket_id: '123.456' }).expect(200);
+    expect(JSON.parse(signedIn.body.user_data)).toEqual({ id: store.ownerId, name: 'Store Owner' });
+    expectNoLoginIssued(signedIn);
   });
 });

@@ -75,6 +75,21 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('lists 401 with the error body on the public routes whose main failure is one: login and the realtime webhook', async () => {
+    const error401 = (doc.components as { responses?: Record<string, { content: Record<string, { schema: unknown }> }> }).responses?.Error401;
+    expect(error401?.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBody' });
+    const codes = (doc.components.schemas.ErrorBody as { properties: { errCode: { enum: string[] } } }).properties.errCode.enum;
+    for (const [path, errCode] of [['/auth-api/login', 'InvalidCredentials'], ['/auth-api/realtime/webhook', 'RealtimeWebhookInvalid']]) {
+      const op = doc.paths[path].post;
+      expect([path, op.security]).toEqual([path, []]);
+      expect([path, op.responses['401']]).toEqual([path, { $ref: '#/components/responses/Error401' }]);
+      expect([path, codes]).toEqual([path, expect.arrayContaining([errCode])]);
+    }
+    // what login really answers for a wrong password
+    const refused = await t.http.post('/auth-api/login').send({ username: 'nobody@example.com', password: 'not the password' });
+    expect({ status: refused.status, errCode: refused.body.errCode }).toEqual({ status: 401, errCode: 'InvalidCredentials' });
+  });
+
   it('names the security schemes: bearer token, cookie, API key, machine token', () => {
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['accessToken', 'accessTokenCookie', 'apiKey', 'machineToken']);
     expect(doc.paths['/auth-api/v1/users'].get.security).toEqual([{ accessToken: [] }, { accessTokenCookie: [] }, { apiKey: [] }]);

@@ -16,7 +16,7 @@ const ROUTES = [
   { method: 'GET', path: '/auth-api/avatars/:file', policy: 'public' },
   { method: 'GET', path: '/auth-api/bucket/userAvatars/download/key/:accessKey', policy: 'public' },
   // API keys act as their creator: accepted wherever a login of the key's roles may go, except
-  // creating or deleting keys, changing a password (checked in the service) and sessions
+  // creating or deleting keys, changing a password (checked in the service) and listing sessions
   { method: 'POST', path: '/auth-api/bucket/userAvatars/upload', policy: 'authenticated(user,apiKey) bucketToken' },
   // the ALTCHA challenge, when that anti-bot provider is on
   { method: 'GET', path: '/auth-api/challenge', policy: 'public' },
@@ -30,13 +30,14 @@ const ROUTES = [
   { method: 'GET', path: '/auth-api/publickey', policy: 'public' },
   // realtime channel: pusher-js authorizes a channel of the caller's store, or the connection as
   // the caller; the provider's webhook is checked by its signature
-  { method: 'POST', path: '/auth-api/realtime/auth', policy: 'authenticated(user)' },
-  { method: 'POST', path: '/auth-api/realtime/user-auth', policy: 'authenticated(user)' },
+  { method: 'POST', path: '/auth-api/realtime/auth', policy: 'authenticated(user,apiKey)' },
+  { method: 'POST', path: '/auth-api/realtime/user-auth', policy: 'authenticated(user,apiKey)' },
   { method: 'POST', path: '/auth-api/realtime/webhook', policy: 'public' },
-  // own sessions only; the service scopes them to the caller
-  { method: 'DELETE', path: '/auth-api/sessions', policy: 'authenticated(user)' },
+  // own sessions only; the service scopes them to the caller. A key ends its creator's logins
+  // (it is none of them) but does not list them
+  { method: 'DELETE', path: '/auth-api/sessions', policy: 'authenticated(user,apiKey)' },
   { method: 'GET', path: '/auth-api/sessions', policy: 'authenticated(user)' },
-  { method: 'DELETE', path: '/auth-api/sessions/:id', policy: 'authenticated(user)' },
+  { method: 'DELETE', path: '/auth-api/sessions/:id', policy: 'authenticated(user,apiKey)' },
   { method: 'GET', path: '/auth-api/sso/callback', policy: 'public' },
   { method: 'GET', path: '/auth-api/sso/login', policy: 'public' },
   { method: 'POST', path: '/auth-api/users', policy: `authenticated(user,apiKey) ${ADMINS} publicWhen=userRegisterIsPublic` },
@@ -53,7 +54,7 @@ const ROUTES = [
   { method: 'POST', path: '/auth-api/v1/registerstoreowner', policy: 'public' },
   { method: 'POST', path: '/auth-api/v1/registerstoreuser', policy: 'public' },
   // the targeted store's own settings (language), by its administrators
-  { method: 'PATCH', path: '/auth-api/v1/store', policy: `authenticated(user) ${ADMINS}` },
+  { method: 'PATCH', path: '/auth-api/v1/store', policy: `authenticated(user,apiKey) ${ADMINS}` },
   // user groups: admin-level users; global groups changed by SaaS admins only (in the service)
   { method: 'GET', path: '/auth-api/v1/usergroupmembers', policy: `authenticated(user,apiKey) ${ADMINS}` },
   { method: 'POST', path: '/auth-api/v1/usergroupmembers', policy: `authenticated(user,apiKey) ${ADMINS}` },

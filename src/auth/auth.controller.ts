@@ -49,7 +49,7 @@ export class AuthController {
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Log in to the targeted store: the session, its access token, a cookie and a header.' })
   @ApiResult(LoginResponse)
-  @ApiFailures(429)
+  @ApiFailures(401, 429) // 401 InvalidCredentials
   async login(@Req() req: ContextRequest, @Body() input: LoginInput, @Res({ passthrough: true }) res: Response) {
     const store = req.ctx.store!;
     const result = await this.auth.login(store, input, { ip: req.ip, userAgent: req.headers['user-agent'] });
@@ -109,8 +109,8 @@ export class AuthController {
   }
 
   @Delete('sessions/:id')
-  @Authenticated({ principals: USER_ONLY })
-  @ApiOperation({ summary: 'End one of your sessions.' })
+  @Authenticated({ principals: USER_OR_API_KEY })
+  @ApiOperation({ summary: 'End one of your sessions (a key: one of its creator\'s logins).' })
   @ApiResult(SessionsEndedResponse)
   async endSession(@Ctx() ctx: RequestContext, @Param() params: SessionIdParam) {
     const session = ctx.session!;
@@ -120,12 +120,14 @@ export class AuthController {
   }
 
   @Delete('sessions')
-  @Authenticated({ principals: USER_ONLY })
-  @ApiOperation({ summary: 'End all your sessions but this one.' })
+  @Authenticated({ principals: USER_OR_API_KEY })
+  @ApiOperation({ summary: 'End all your sessions but this one (a key: all its creator\'s logins; the key stays).' })
   @ApiResult(SessionsEndedResponse)
   async endOtherSessions(@Ctx() ctx: RequestContext) {
     const session = ctx.session!;
-    const ended = await this.sessions.end(session.storeId, { userId: session.userId, exceptId: session.sessionId });
+    // A key is no login: its id is not a session to keep, and the key itself is not ended here.
+    const exceptId = session.principal === 'apiKey' ? undefined : session.sessionId;
+    const ended = await this.sessions.end(session.storeId, { userId: session.userId, exceptId });
     return { status: 'OK', ended };
   }
 }

@@ -3,7 +3,7 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiResult } from '../common/api-result.js';
 import { Envelope, type Enveloped } from '../common/envelope.js';
 import { paging, PageQuery } from '../common/paging.js';
-import { Authenticated, Public, USER_ONLY } from '../common/policy.js';
+import { Authenticated, Public, USER_OR_API_KEY } from '../common/policy.js';
 import { Ctx, type RequestContext } from '../common/request-context.js';
 import { ADMIN_ROLES } from '../user/roles.js';
 import { BriefStoreResponse, StoreResponse, toBriefStoreResponse, toStoreResponse, UpdateStoreInput } from './store.dto.js';
@@ -25,7 +25,7 @@ export class StoreController {
   }
 
   @Patch('store')
-  @Authenticated({ principals: USER_ONLY, roles: ADMIN_ROLES })
+  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES })
   @Envelope({ dataName: 'store', action: 'update' })
   @ApiOperation({ summary: 'Change the targeted store (its administrators): its notification language.' })
   @ApiResult(StoreResponse)

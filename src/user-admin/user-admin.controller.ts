@@ -5,9 +5,10 @@ import { Envelope, type Enveloped } from '../common/envelope.js';
 import { paging, PageQuery } from '../common/paging.js';
 import { Authenticated, USER_OR_API_KEY } from '../common/policy.js';
 import { Ctx, type RequestContext } from '../common/request-context.js';
-import { ADMIN_ROLES } from '../user/roles.js';
+import { ADMIN_ROLES, hasAdminRole } from '../user/roles.js';
 import { UserResponse } from '../user/user.dto.js';
 import { UserService } from '../user/user.service.js';
+import { VerificationGate } from '../verification/verification.gate.js';
 import { CreateUserInput, UpdateUserInput, UserIdParam } from './user-admin.dto.js';
 import { UserAdminService } from './user-admin.service.js';
 
@@ -17,6 +18,7 @@ export class UserAdminController {
   constructor(
     private readonly admin: UserAdminService,
     private readonly users: UserService,
+    private readonly verification: VerificationGate,
   ) {}
 
   @Post('users')
@@ -27,7 +29,11 @@ export class UserAdminController {
   @ApiResult(UserResponse)
   async create(@Ctx() ctx: RequestContext, @Body() input: CreateUserInput): Promise<Enveloped<unknown>> {
     const user = await this.admin.create(ctx.session, ctx.store!, input);
-    return { data: this.users.toResponse(user) };
+    // A caller without an admin role got here only because userRegisterIsPublic opens the route:
+    // a public registration, whose answer (like the register routes') says which verification
+    // flows the new user starts next.
+    const registration = !ctx.session || !hasAdminRole(ctx.session.roles);
+    return { data: this.users.toResponse(user), ...(registration && { extra: { ...this.verification.registrationFlags(user) } }) };
   }
 
   @Get('v1/users')
