@@ -1,7 +1,8 @@
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { loadTemplate } from './embedded-template.js';
 import { ExchangeQueue } from './exchange-queue.js';
 
 // Embedded PostgreSQL: PGlite (Postgres compiled to WASM) served in-process over the wire
@@ -13,14 +14,17 @@ export class EmbeddedPostgres {
   ) {}
 
   // `dataDir` ':memory:' keeps everything in memory (tests); otherwise a folder on disk.
-  static async start(dataDir: string): Promise<EmbeddedPostgres> {
+  // `template`: the data directory a first boot starts from (the build's, see embedded-template.ts).
+  static async start(dataDir: string, template = loadTemplate()): Promise<EmbeddedPostgres> {
     let db: PGlite;
     if (dataDir === ':memory:') {
-      db = await PGlite.create();
+      db = await PGlite.create({ loadDataDir: template });
     } else {
       const dir = resolve(dataDir, 'pglite');
       mkdirSync(dirname(dir), { recursive: true }); // PGlite does not create parent folders
-      db = await PGlite.create(dir);
+      // A first boot starts from the build's template (see embedded-template.ts).
+      const first = !existsSync(join(dir, 'PG_VERSION'));
+      db = await PGlite.create(dir, { loadDataDir: first ? template : undefined });
     }
     return new EmbeddedPostgres(db, await serveOverSocket(db));
   }
