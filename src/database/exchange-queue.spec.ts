@@ -17,12 +17,12 @@ describe('embedded database under concurrent connections', () => {
     server = await serveOverSocket(db);
     pool = new pg.Pool({ connectionString: `postgres://postgres@${server.getServerConn()}/postgres`, max: 10 });
     pool.on('error', () => undefined); // an idle client's error must fail the assertions, not the process
-  });
+  }, 90_000); // a fresh PGlite runs initdb: ~15 s on an idle core, more beside other suites
 
   afterAll(async () => {
-    await pool.end();
-    await server.stop();
-    await db.close();
+    await pool?.end();
+    await server?.stop();
+    await db?.close();
   });
 
   it('answers every parameterised query with its own parameters while transactions run', async () => {
