@@ -48,7 +48,7 @@ describeWithRedis('event channel on two replicas (needs REDIS_URL: the in-memory
     await socket.next('subscribed');
     await sse.next('subscribed');
     await one.http.post('/auth-api/logout').set(HEADER, store.codename).set('Authorization', `Bearer ${l.accessToken}`).expect(200);
-    expect((await socket.next('error', 1000)).message).toBe('your session has ended');
+    expect(await socket.next('error', 1000)).toEqual({ message: 'errMsg_Unauthorized', errCode: 'Unauthorized', detail: 'your session has ended' });
     await waitFor('the SSE stream to end', () => (sse.ended ? true : undefined), 1000);
   });
 });

@@ -142,8 +142,8 @@ describe('event channel', () => {
       const b = await registerStore(t.http);
       const ownerA = await login(t.http, a.ownerEmail, PASSWORD, a.codename);
       const refused = await refusedSocket(base, 'live', { token: bearer(ownerA.accessToken), tenantCodename: b.codename });
-      expect(refused.message).toBe('the token was issued for another store');
-      expect(refused.data).toEqual({ errCode: 'TenantMismatch' });
+      expect(refused.message).toBe('errMsg_TenantMismatch');
+      expect(refused.data).toEqual({ errCode: 'TenantMismatch', detail: 'the token was issued for another store' });
       const sse = await openSse(base, '/events/live-sse/stream?topics=userCreated', { Authorization: bearer(ownerA.accessToken), [HEADER]: b.codename });
       await waitFor('the body', () => (sse.ended ? true : undefined));
       expect(sse.status).toBe(403);
@@ -154,8 +154,8 @@ describe('event channel', () => {
   describe('connection refusals', () => {
     it('a bad token is a connect_error that says so; over SSE a 401', async () => {
       const refused = await refusedSocket(base, 'live', { token: 'Bearer not-a-token' });
-      expect(refused.data).toEqual({ errCode: 'Unauthorized' });
-      expect(refused.message).toMatch(/token/i);
+      expect(refused.data).toEqual({ errCode: 'Unauthorized', detail: expect.stringMatching(/token/i) });
+      expect(refused.message).toBe('errMsg_Unauthorized');
       const sse = await openSse(base, '/events/live-sse/stream?topics=storeCreated', { Authorization: 'Bearer not-a-token' });
       await waitFor('the body', () => (sse.ended ? true : undefined));
       expect(sse.status).toBe(401);
@@ -165,8 +165,8 @@ describe('event channel', () => {
       const refused = await refusedSocket(base, 'nope');
       expect(refused.message).toBe('Invalid namespace');
       const other = await refusedSocket(base, 'live-sse');
-      expect(other.message).toBe('event subscription "live-sse" is served over SSE');
-      expect(other.data).toEqual({ errCode: 'SubscriptionNotFound' });
+      expect(other.message).toBe('errMsg_SubscriptionNotFound');
+      expect(other.data).toEqual({ errCode: 'SubscriptionNotFound', detail: 'event subscription "live-sse" is served over SSE' });
       const sse = await openSse(base, '/events/live/stream?topics=storeCreated');
       await waitFor('the body', () => (sse.ended ? true : undefined));
       expect(sse.status).toBe(404);
@@ -202,10 +202,11 @@ describe('event channel', () => {
       ['an overlong name', { topics: ['x'.repeat(5000)] }],
     ])('%s gets an `error` and the connection goes on', async (_what, body) => {
       const c = track(await connectSocket(base, 'live'));
+      const refusal = { message: 'errMsg_ValidationFailed', errCode: 'ValidationFailed', detail: expect.stringMatching(/topic/) };
       c.socket.emit('subscribe', body);
-      expect((await c.next('error')).message).toMatch(/topic/);
+      expect(await c.next('error')).toEqual(refusal);
       c.socket.emit('unsubscribe', body);
-      expect((await c.next('error')).message).toMatch(/topic/);
+      expect(await c.next('error')).toEqual(refusal);
       expect((await subscribed(c, ['storeCreated'])).topics).toEqual(['storeCreated']);
       expect(c.socket.connected).toBe(true);
     });
@@ -275,10 +276,11 @@ describe('event channel', () => {
       await s.next('subscribed');
       const started = Date.now();
       await t.http.post('/auth-api/logout').set(HEADER, store.codename).set('Authorization', bearer(l.accessToken)).expect(200);
-      expect((await c.next('error', 1000)).message).toBe('your session has ended');
+      const ended = { message: 'errMsg_Unauthorized', errCode: 'Unauthorized', detail: 'your session has ended' };
+      expect(await c.next('error', 1000)).toEqual(ended);
       expect(await c.next('disconnect', 1000)).toBe('io server disconnect');
       await waitFor('the stream to end', () => (s.ended ? true : undefined), 1000);
-      expect(s.received.at(-1)).toEqual({ event: 'error', data: { message: 'your session has ended' } });
+      expect(s.received.at(-1)).toEqual({ event: 'error', data: ended });
       expect(Date.now() - started).toBeLessThan(1500);
     });
 
@@ -291,7 +293,7 @@ describe('event channel', () => {
       await subscribed(gone, ['userUpdated']);
       await subscribed(stays, ['userUpdated']);
       await t.http.patch(`/auth-api/v1/users/${user.id}`).set(HEADER, store.codename).set('Authorization', bearer(owner.accessToken)).send({ isActive: false }).expect(200);
-      expect((await gone.next('error', 1000)).message).toBe('your session has ended');
+      expect(await gone.next('error', 1000)).toEqual({ message: 'errMsg_Unauthorized', errCode: 'Unauthorized', detail: 'your session has ended' });
       const e = await waitFor('the update', () => stays.events().find((x) => x.data.id === user.id));
       expect(e.data).toMatchObject({ isActive: false });
       expect(stays.socket.connected).toBe(true);
@@ -308,7 +310,8 @@ describe('event channel', () => {
       await deactivate(store.storeId);
       for (const auth of [{ token: bearer(owner.accessToken), tenantCodename: store.codename }, { token: bearer(key.key) }, { tenantCodename: store.codename }]) {
         const refused = await refusedSocket(base, 'live', auth);
-        expect(refused.data).toEqual({ errCode: 'StoreInactive' });
+        expect(refused.message).toBe('errMsg_StoreInactive');
+        expect(refused.data).toEqual({ errCode: 'StoreInactive', detail: expect.stringContaining('active') });
       }
       const credentials: Record<string, string>[] = [{ Authorization: bearer(owner.accessToken), [HEADER]: store.codename }, { Authorization: bearer(key.key) }, { [HEADER]: store.codename }];
       for (const headers of credentials) {
@@ -338,11 +341,11 @@ describe('event channel', () => {
       const started = Date.now();
       await deactivate(store.storeId);
       for (const c of sockets) {
-        expect((await c.next('error', 1000)).message).toBe('the store is deactivated');
+        expect(await c.next('error', 1000)).toEqual({ message: 'errMsg_StoreInactive', errCode: 'StoreInactive', detail: 'the store is deactivated' });
         expect(await c.next('disconnect', 1000)).toBe('io server disconnect');
       }
       await waitFor('the stream to end', () => (s.ended ? true : undefined), 1000);
-      expect(s.received.at(-1)).toEqual({ event: 'error', data: { message: 'the store is deactivated' } });
+      expect(s.received.at(-1)).toEqual({ event: 'error', data: { message: 'errMsg_StoreInactive', errCode: 'StoreInactive', detail: 'the store is deactivated' } });
       expect(Date.now() - started).toBeLessThan(1500);
       const u = await userOf(t, other);
       await waitFor('the other store goes on', () => stays.events().find((x) => x.data.id === u.id));
@@ -364,8 +367,9 @@ describe('event channel', () => {
       await waitFor('the user over the socket', () => c.events().find((x) => x.data.id === u.id));
       await waitFor('the user over SSE', () => s.events().find((x) => x.data.id === u.id));
       await t.http.delete(`/auth-api/v1/apikeys/${key.id}`).set(HEADER, store.codename).set('Authorization', bearer(owner.accessToken)).expect(200);
-      expect((await c.next('error', 1000)).message).toBe('your session has ended');
+      expect(await c.next('error', 1000)).toEqual({ message: 'errMsg_Unauthorized', errCode: 'Unauthorized', detail: 'your session has ended' });
       await waitFor('the stream to end', () => (s.ended ? true : undefined), 1000);
+      expect(s.received.at(-1)).toEqual({ event: 'error', data: { message: 'errMsg_Unauthorized', errCode: 'Unauthorized', detail: 'your session has ended' } });
     });
   });
 });
@@ -416,7 +420,7 @@ describe('event channel limits', () => {
     expect(fast.events().map((e) => e.data.n)).toEqual(Array.from({ length: count }, (_, n) => n));
     await waitFor('the slow reader to be dropped', () => (slow.ended ? true : undefined), 10_000);
     const last = slow.received.at(-1)!;
-    expect({ event: last.event, message: last.data?.message }).toEqual({ event: 'error', message: 'you are reading events too slowly; connect again' });
+    expect(last).toEqual({ event: 'error', data: { message: 'errMsg_EventReaderTooSlow', errCode: 'EventReaderTooSlow', detail: 'you are reading events too slowly; connect again' } });
     expect(slow.events().length).toBeLessThan(count);
   });
 
@@ -445,7 +449,7 @@ describe('event channel limits', () => {
     }
     expect(dropped).toBe(true);
     expect(fast.events().map((e) => e.data.n)).toEqual(Array.from({ length: count }, (_, n) => n));
-    expect((await slow.next('error', 10_000)).message).toBe('you are reading events too slowly; connect again');
+    expect(await slow.next('error', 10_000)).toEqual({ message: 'errMsg_EventReaderTooSlow', errCode: 'EventReaderTooSlow', detail: 'you are reading events too slowly; connect again' });
     expect(slow.events().length).toBeLessThan(count);
   });
 
@@ -471,7 +475,7 @@ describe('event channel limits', () => {
     open.push(c);
     await subscribed(c, ['userCreated']);
     clock.advance(31 * DAY_MS); // tokenPeriodInDays is 30
-    expect((await c.next('error', 1500)).message).toBe('your session has expired');
+    expect(await c.next('error', 1500)).toEqual({ message: 'errMsg_Unauthorized', errCode: 'Unauthorized', detail: 'your session has expired' });
   });
 });
 
@@ -515,7 +519,8 @@ describe('event channel and second factors', () => {
     const l = await login(t.http, store.ownerEmail, PASSWORD, store.codename);
     expect(l.body.sessionNeedsEmail2FA).toBe(true);
     const refused = await refusedSocket(base, 'live', { token: bearer(l.accessToken), tenantCodename: store.codename });
-    expect(refused.data).toEqual({ errCode: 'EmailTwoFactorNeeded' });
+    expect(refused.message).toBe('errMsg_getEventsByNameRequiresEmail2FA');
+    expect(refused.data).toEqual({ errCode: 'EmailTwoFactorNeeded', detail: 'complete the email second factor first' });
     const sse = await refusedSse(l.accessToken, store.codename);
     expectError({ status: sse.status, body: JSON.parse(sse.body) }, 403, 'EmailTwoFactorNeeded');
     expect(JSON.parse(sse.body).message).toBe('errMsg_getEventsByNameStreamRequiresEmail2FA');
@@ -528,7 +533,7 @@ describe('event channel and second factors', () => {
     // a key made by the completed login works while a new login of the same user is pending
     const key = (await t.http.post('/auth-api/v1/apikeys').set(HEADER, store.codename).set('Authorization', bearer(l.accessToken)).send({ name: 'listener' }).expect(201)).body.apiKey;
     const pending = await login(t.http, store.ownerEmail, PASSWORD, store.codename);
-    expect((await refusedSocket(base, 'live', { token: bearer(pending.accessToken), tenantCodename: store.codename })).data).toEqual({ errCode: 'EmailTwoFactorNeeded' });
+    expect((await refusedSocket(base, 'live', { token: bearer(pending.accessToken), tenantCodename: store.codename })).data).toMatchObject({ errCode: 'EmailTwoFactorNeeded' });
     const k = await connectSocket(base, 'live', { token: bearer(key.key) });
     open.push(k);
     expect((await subscribed(k, ['userCreated'])).topics).toEqual(['userCreated']);
@@ -545,7 +550,8 @@ describe('event channel and second factors', () => {
     expect(l.body).toMatchObject({ sessionNeedsEmail2FA: true, sessionNeedsMobile2FA: true });
     await secondFactor(store.codename, 'email', l.accessToken);
     const refused = await refusedSocket(base, 'live', { token: bearer(l.accessToken), tenantCodename: store.codename });
-    expect(refused.data).toEqual({ errCode: 'MobileTwoFactorNeeded' });
+    expect(refused.message).toBe('errMsg_getEventsByNameRequiresMobile2FA');
+    expect(refused.data).toEqual({ errCode: 'MobileTwoFactorNeeded', detail: 'complete the mobile second factor first' });
     const sse = await refusedSse(l.accessToken, store.codename);
     expectError({ status: sse.status, body: JSON.parse(sse.body) }, 403, 'MobileTwoFactorNeeded');
     await secondFactor(store.codename, 'mobile', l.accessToken);

@@ -1,4 +1,4 @@
-import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { Broker, type BrokerMessage } from '../broker/broker.js';
 import { sessionEndedTopic } from '../broker/topics.js';
 import { Clock } from '../clock/clock.js';
@@ -7,6 +7,7 @@ import { AppConfig } from '../config/app-config.js';
 import { DatabaseNotifications } from '../database/database-notifications.js';
 import { StoreService } from '../store/store.service.js';
 import { EventAccessService, MessageContext, type Subscriber } from './event-access.service.js';
+import { asChannelFailure } from './event-errors.js';
 import { EventPrincipals, type Credentials } from './event-principals.js';
 import type { CompiledSubscription, CompiledTopic } from './event-subscriptions.js';
 
@@ -25,8 +26,8 @@ export interface EventClient {
   subscriber: Subscriber;
   // Client-facing topic names it holds.
   readonly topics: Set<string>;
-  // Sends `error` with this message and ends the connection.
-  close(message: string): void;
+  // Sends `error` (this error's message code, errCode and sentence) and ends the connection.
+  close(error: AppError): void;
 }
 
 // Sessions to check again on every replica: ended (logout, revocation) or changed (roles,
@@ -53,7 +54,7 @@ const SWEEP_MS = 500;
 // starts with its first subscriber here and stops with the last. Every event is shaped per
 // subscriber by EventAccessService, then handed to the transports grouped by identical payload.
 @Injectable()
-export class EventHub implements OnModuleInit, OnApplicationShutdown {
+export class EventHub implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('EventHub');
   private readonly consumers = new Map<string, Consumer>();
   private readonly clients = new Set<EventClient>();
@@ -82,10 +83,15 @@ export class EventHub implements OnModuleInit, OnApplicationShutdown {
     this.sweeper.unref();
   }
 
+  // Before the HTTP server and Socket.IO close: the clients still get their `error`, and an open
+  // SSE stream does not hold the server's close back.
+  beforeApplicationShutdown(): void {
+    for (const client of [...this.clients]) client.close(new AppError('ServiceUnavailable', 'the service is shutting down'));
+  }
+
   onApplicationShutdown(): void {
     clearInterval(this.sweeper);
     this.stopControl?.();
-    for (const client of [...this.clients]) client.close('the service is shutting down');
   }
 
   connect(client: EventClient): void {
@@ -205,10 +211,13 @@ export class EventHub implements OnModuleInit, OnApplicationShutdown {
         try {
           const { subscriber } = await this.principals.authenticate(client.credentials);
           const now = subscriber.session;
-          if (now?.sessionId !== before?.sessionId || now?.roles.join() !== before?.roles.join()) client.close('your session changed: connect again');
+          if (now?.sessionId !== before?.sessionId || now?.roles.join() !== before?.roles.join()) client.close(new AppError('SessionChanged', 'your session changed: connect again'));
           else client.subscriber = subscriber;
         } catch (error) {
-          client.close(error instanceof AppError && error.errCode === 'StoreInactive' ? 'the store is deactivated' : 'your session has ended');
+          // The refusal's own code (Unauthorized, StoreInactive, TenantMismatch...), as HTTP would answer.
+          const refused = asChannelFailure(error, this.logger, 'event stream not checked again', 'your session could not be checked');
+          const detail = refused.errCode === 'StoreInactive' ? 'the store is deactivated' : refused.status >= 500 ? refused.detail : 'your session has ended';
+          client.close(new AppError(refused.errCode, detail, {}, refused.messageCode));
         }
       }),
     );
@@ -223,7 +232,7 @@ export class EventHub implements OnModuleInit, OnApplicationShutdown {
       const session = client.subscriber.session;
       if (!session || Date.parse(session.expiresAt) > now || this.checking.has(client)) continue;
       if (session.principal === 'apiKey') keys.push(client);
-      else client.close('your session has expired');
+      else client.close(new AppError('Unauthorized', 'your session has expired'));
     }
     for (const client of keys) this.checking.add(client);
     void this.revalidate(keys).finally(() => keys.forEach((c) => this.checking.delete(c)));

@@ -3,9 +3,11 @@ import { Controller, Get, Param, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ApiFailures } from '../common/api-result.js';
 import type { Response } from 'express';
+import { AppError } from '../common/errors.js';
 import { Public } from '../common/policy.js';
 import type { ContextRequest } from '../common/request-context.js';
 import { AppConfig } from '../config/app-config.js';
+import { channelError } from './event-errors.js';
 import type { EventClient, EventTransport } from './event-hub.js';
 import { EventsService } from './events.service.js';
 
@@ -45,7 +47,7 @@ export class EventsController implements EventTransport {
   @ApiQuery({ name: 'access_token', required: false, description: 'The access token or API key, for clients that cannot send headers (EventSource); else `Authorization: Bearer`. Public topics need none.', schema: { type: 'string' } })
   @ApiQuery({ name: '_store', required: false, description: 'The store codename, for clients that cannot send headers.', schema: { type: 'string' } })
   @ApiOkResponse({
-    description: 'An event stream: `event: subscribed` (allowed topics and rejected ones), then `event: event` frames and heartbeat comments; `event: error` before it ends.',
+    description: 'An event stream: `event: subscribed` (allowed topics and rejected ones), then `event: event` frames and heartbeat comments; `event: error` (`{ message, errCode, detail }`, `message` the message code) before it ends.',
     content: { 'text/event-stream': { schema: { type: 'string' } } },
   })
   @ApiFailures(401)
@@ -66,10 +68,10 @@ export class EventsController implements EventTransport {
       credentials,
       subscriber,
       topics: new Set(),
-      close: (message) => {
+      close: (error) => {
         this.events.hub.disconnect(client);
         if (res.writableEnded) return;
-        res.end(frame('error', JSON.stringify({ message })));
+        res.end(frame('error', JSON.stringify(channelError(error))));
       },
     };
     this.events.hub.connect(client);
@@ -98,7 +100,7 @@ export class EventsController implements EventTransport {
     const { res } = client;
     if (res.writableEnded || res.destroyed) return;
     if (client.pending >= this.bufferLimit) {
-      client.close('you are reading events too slowly; connect again');
+      client.close(new AppError('EventReaderTooSlow', 'you are reading events too slowly; connect again'));
       // Its unread buffer is not kept for long, whether or not it reads the `error`.
       setTimeout(() => res.destroy(), 2000).unref();
       return;

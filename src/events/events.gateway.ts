@@ -4,6 +4,7 @@ import { ConnectedSocket, MessageBody, SubscribeMessage, WebSocketGateway, type 
 import type { Namespace, Socket } from 'socket.io';
 import { AppError } from '../common/errors.js';
 import { AppConfig } from '../config/app-config.js';
+import { asChannelFailure, channelError } from './event-errors.js';
 import type { EventClient, EventTransport } from './event-hub.js';
 import type { Credentials } from './event-principals.js';
 import { EventsService } from './events.service.js';
@@ -23,7 +24,8 @@ interface SocketData {
 // Socket.IO namespace /events/{subscriptionName}: the handshake authenticates (auth `{ token:
 // 'Bearer …', tenantCodename }`, or the headers and query an HTTP call would use); then
 // `subscribe` / `unsubscribe` with `{ topics }`, answered by `subscribed` / `unsubscribed`, and
-// `event` `{ topic, name, data }` per delivery; `error` `{ message }` for anything refused.
+// `event` `{ topic, name, data }` per delivery; `error` `{ message, errCode, detail }` for anything
+// refused or ended (`message`: the message code, as in HTTP error bodies).
 @WebSocketGateway({ namespace: EVENTS_NAMESPACE })
 export class EventsGateway implements OnGatewayInit, OnGatewayConnection, OnGatewayDisconnect, EventTransport {
   private readonly logger = new Logger('EventsGateway');
@@ -41,18 +43,18 @@ export class EventsGateway implements OnGatewayInit, OnGatewayConnection, OnGate
   }
 
   // Runs for every child namespace before `connection`: a subscription of the other transport
-  // or a refused credential is a `connect_error` with a message that says which (a name that is
-  // no subscription at all never gets here: Socket.IO's `Invalid namespace`).
+  // or a refused credential is a `connect_error` whose message is the message code and whose
+  // data is `{ errCode, detail }` (a name that is no subscription at all never gets here:
+  // Socket.IO's `Invalid namespace`).
   afterInit(parent: Namespace): void {
     this.namespace = parent;
     parent.use((socket, next) => {
       this.admit(socket).then(
         () => next(),
         (error: unknown) => {
-          const known = error instanceof AppError;
-          if (!known) this.logger.error({ err: error }, 'event socket handshake failed');
-          const refusal = new Error(known ? error.message : 'the connection could not be set up') as Error & { data?: unknown };
-          refusal.data = { errCode: known ? error.errCode : 'InternalError' };
+          const { message, ...data } = channelError(asChannelFailure(error, this.logger, 'event socket handshake failed', 'the connection could not be set up'));
+          const refusal = new Error(message) as Error & { data?: unknown };
+          refusal.data = data;
           next(refusal);
         },
       );
@@ -99,7 +101,7 @@ export class EventsGateway implements OnGatewayInit, OnGatewayConnection, OnGate
     for (const client of clients) {
       const socket = (client as SocketClient).socket;
       if (queued(socket) >= this.bufferLimit) {
-        client.close('you are reading events too slowly; connect again');
+        client.close(new AppError('EventReaderTooSlow', 'you are reading events too slowly; connect again'));
         continue;
       }
       const ids = byNamespace.get(socket.nsp);
@@ -130,11 +132,11 @@ export class EventsGateway implements OnGatewayInit, OnGatewayConnection, OnGate
       credentials,
       subscriber,
       topics: new Set(),
-      close: (message) => {
+      close: (error) => {
         this.events.hub.disconnect(client);
         if (!socket.connected) return;
         const slow = queued(socket) >= this.bufferLimit;
-        socket.emit('error', { message });
+        socket.emit('error', channelError(error));
         socket.disconnect(false);
         // A client that does not read would keep its buffer here: its connection goes too.
         if (slow) setTimeout(() => socket.conn.close(), DROP_GRACE_MS).unref();
@@ -144,8 +146,7 @@ export class EventsGateway implements OnGatewayInit, OnGatewayConnection, OnGate
   }
 
   private refuse(socket: Socket, error: unknown): void {
-    if (!(error instanceof AppError)) this.logger.error({ err: error }, 'event socket request failed');
-    socket.emit('error', { message: error instanceof AppError ? error.message : 'the request could not be handled' });
+    socket.emit('error', channelError(asChannelFailure(error, this.logger, 'event socket request failed', 'the request could not be handled')));
   }
 }
 
