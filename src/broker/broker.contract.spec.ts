@@ -33,7 +33,7 @@ const adapters: Adapter[] = [
     pair: () => {
       const prefix = `test:${randomBytes(4).toString('hex')}:`;
       prefixes.push(prefix);
-      const make = () => new RedisStreamsBroker({ url: REDIS_URL!, prefix, maxLen: 100 });
+      const make = () => new RedisStreamsBroker({ url: REDIS_URL!, prefix, maxLen: 100, claimIdleMs: 300 });
       const pair: [Broker, Broker] = [make(), make()];
       opened.push(...pair);
       return pair;
@@ -147,5 +147,96 @@ for (const adapter of adapters) {
       expect(second.got).toHaveLength(1);
       expect(Date.now() - started).toBeLessThan(1000);
     });
+
+    it('hands each message to one member of a consumer group, across replicas; each group gets every message', async () => {
+      const [a, b] = adapter.pair();
+      const seen: { member: string; n: number }[] = [];
+      const other: number[] = [];
+      const fanOut = collector();
+      const member = (name: string) => async (m: BrokerMessage) => {
+        await new Promise((r) => setTimeout(r, 1)); // work takes time
+        seen.push({ member: name, n: m.data.n as number });
+      };
+      const stops = [await a.consume('jobs', 'rules', member('a1')), await a.consume('jobs', 'rules', member('a2')), await b.consume('jobs', 'rules', member('b1'))];
+      stops.push(await b.consume('jobs', 'audit', (m) => void other.push(m.data.n as number)));
+      await a.subscribe('jobs', fanOut.handler);
+      for (let n = 0; n < 30; n++) await (n % 2 ? a : b).publish('jobs', { n });
+      const deadline = Date.now() + 5000;
+      while ((seen.length < 30 || other.length < 30) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      await settle();
+      expect(seen.map((s) => s.n).sort((x, y) => x - y)).toEqual([...Array(30).keys()]);
+      expect(other).toEqual([...Array(30).keys()]);
+      expect((await fanOut.until(30)).map((m) => m.data.n)).toEqual([...Array(30).keys()]);
+      await Promise.all(stops.map((stop) => stop()));
+    });
+
+    it('a member that left gets nothing more, the others go on, and a failing handler does not stop its group', async () => {
+      const [a, b] = adapter.pair();
+      const kept = collector();
+      let failures = 0;
+      let leftGot = 0;
+      const leave = await a.consume('work', 'g', () => void leftGot++);
+      await b.consume('work', 'g', (m) => {
+        if (m.data.n === 0) {
+          failures++;
+          throw new Error('handler bug');
+        }
+        kept.handler(m);
+      });
+      await leave();
+      for (let n = 0; n < 4; n++) await a.publish('work', { n });
+      expect((await kept.until(3)).map((m) => m.data.n)).toEqual([1, 2, 3]);
+      await settle();
+      expect({ failures, leftGot }).toEqual({ failures: 1, leftGot: 0 });
+    });
+
+    it('delivers to a group only what is published after its first member joined', async () => {
+      const [a] = adapter.pair();
+      await a.publish('fresh', { n: 1 });
+      const c = collector();
+      await a.consume('fresh', 'g', c.handler);
+      await a.publish('fresh', { n: 2 });
+      expect((await c.until(1)).map((m) => m.data.n)).toEqual([2]);
+      await settle();
+      expect(c.got).toHaveLength(1);
+    });
   });
+}
+
+// What only a broker outliving its processes can show: a member that died holding a message.
+(REDIS_URL ? describe : describe.skip)('broker contract: redis streams consumer groups (needs REDIS_URL)', () => {
+  it('a message a dead member took and never acknowledged is handled by a live member after the idle time', async () => {
+    const prefix = `test:${randomBytes(4).toString('hex')}:`;
+    prefixes.push(prefix);
+    const redis = new Redis(REDIS_URL!);
+    try {
+      const key = `${prefix}orphans`;
+      // A member of another process takes the message and dies before XACK.
+      await redis.xgroup('CREATE', key, 'rules', '$', 'MKSTREAM');
+      await redis.xadd(key, '*', 'd', JSON.stringify({ n: 7 }), 't', String(Date.now()));
+      const taken = (await redis.call('XREADGROUP', 'GROUP', 'rules', 'dead-member', 'COUNT', '10', 'STREAMS', key, '>')) as [string, unknown[]][];
+      expect(taken[0][1]).toHaveLength(1);
+
+      const broker = new RedisStreamsBroker({ url: REDIS_URL!, prefix, maxLen: 100, claimIdleMs: 300 });
+      opened.push(broker);
+      const c = collector();
+      const started = Date.now();
+      await broker.consume('orphans', 'rules', c.handler);
+      expect((await c.until(1)).map((m) => m.data.n)).toEqual([7]);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(250); // not before it was abandoned for claimIdleMs
+      await waitUntil(async () => ((await redis.call('XPENDING', key, 'rules')) as [number])[0] === 0);
+      await settle();
+      expect(c.got).toHaveLength(1);
+    } finally {
+      await redis.quit();
+    }
+  });
+});
+
+async function waitUntil(probe: () => Promise<boolean>, ms = 3000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }

@@ -1,5 +1,7 @@
 import { Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
 import { AppConfig } from '../config/app-config.js';
+import { ApiDoneAliases, ApiDoneInterceptor } from './api-done.js';
 import { Broker } from './broker.js';
 import { EventPublisher } from './event-publisher.js';
 import { MemoryBroker } from './memory-broker.js';
@@ -19,8 +21,10 @@ const brokerProvider = {
 };
 
 // The broker the whole service shares: in-memory in embedded mode, Redis Streams with REDIS_URL.
+// Every successful POST / PUT / PATCH / DELETE publishes its `<svc>-<apiname>-done` event.
 @Module({
-  providers: [brokerProvider, EventPublisher],
+  imports: [DiscoveryModule],
+  providers: [brokerProvider, EventPublisher, ApiDoneAliases, { provide: APP_INTERCEPTOR, useClass: ApiDoneInterceptor }],
   exports: [Broker, EventPublisher],
 })
 export class BrokerModule implements OnApplicationShutdown {

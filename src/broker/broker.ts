@@ -1,6 +1,8 @@
 // Port: the message broker the event channel reads from and the service publishes to. Two
-// adapters behind it: in-process (embedded mode) and Redis Streams (REDIS_URL). Every replica
-// sees every message of the topics its own subscribers need (fan-out, not a work queue).
+// adapters behind it: in-process (embedded mode) and Redis Streams (REDIS_URL). Two ways to read:
+//   subscribe  fan-out: every replica sees every message of the topics its own subscribers need;
+//   consume    work queue: each message goes to one consumer of a named group, whatever the
+//              number of replicas (notification event rules act once per event).
 
 export interface BrokerMessage {
   topic: string;
@@ -11,6 +13,10 @@ export interface BrokerMessage {
 
 export type BrokerHandler = (message: BrokerMessage) => void;
 
+// A group member's handler: the message counts as handled when it settles. A rejection is
+// reported and the message is not offered again (retrying is the job of what the handler starts).
+export type ConsumerHandler = (message: BrokerMessage) => Promise<void> | void;
+
 export abstract class Broker {
   abstract publish(topic: string, data: Record<string, unknown>): Promise<void>;
 
@@ -19,7 +25,13 @@ export abstract class Broker {
   // positioned: every message published after that is delivered (nothing older is).
   abstract subscribe(topic: string, handler: BrokerHandler): Promise<() => void>;
 
-  // Topics this replica is consuming now.
+  // Joins `group` on `topic`: each message published once the returned promise resolves goes to
+  // one handler of the group, across every broker on the bus. A message a member took and never
+  // finished (its process died) goes to another member after a while. The returned function
+  // leaves the group once the message in hand is handled.
+  abstract consume(topic: string, group: string, handler: ConsumerHandler): Promise<() => Promise<void>>;
+
+  // Topics this replica's fan-out subscribers are consuming now.
   abstract activeTopics(): string[];
 
   abstract close(): Promise<void>;

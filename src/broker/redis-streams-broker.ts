@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { Redis } from 'ioredis';
-import { Broker, TopicHandlers, type BrokerHandler, type BrokerMessage } from './broker.js';
+import { Broker, TopicHandlers, type BrokerHandler, type BrokerMessage, type ConsumerHandler } from './broker.js';
 
 export interface RedisStreamsOptions {
   url: string;
@@ -9,6 +11,9 @@ export interface RedisStreamsOptions {
   maxLen: number;
   // Longest wait of one XREAD; a change of topics interrupts it at once.
   blockMs?: number;
+  // Consumer groups: how long a message may stay with a member that does not acknowledge it (its
+  // process died) before another member takes it over (XAUTOCLAIM). Default 30 s.
+  claimIdleMs?: number;
   onError?: (error: unknown) => void;
 }
 
@@ -16,9 +21,11 @@ type XReadReply = [key: string, entries: [id: string, fields: string[]][]][] | n
 
 // Redis Streams: XADD with a bounded MAXLEN, and per replica one reader on its own connection
 // (XREAD BLOCK blocks the connection) over the streams of the topics its subscribers need, each
-// read from where it stood when its first subscriber came (`$` at that moment).
+// read from where it stood when its first subscriber came (`$` at that moment). Consumer groups
+// (`consume`) are Redis consumer groups: XGROUP CREATE … MKSTREAM, XREADGROUP BLOCK, XACK.
 export class RedisStreamsBroker extends Broker {
   private readonly handlers = new TopicHandlers();
+  private readonly groupConsumers = new Set<GroupConsumer>();
   // Topic → id of the last entry read (or the stream's end when its consumer started).
   private readonly positions = new Map<string, string>();
   private readonly starting = new Map<string, Promise<void>>();
@@ -74,11 +81,36 @@ export class RedisStreamsBroker extends Broker {
     }
   }
 
+  async consume(topic: string, group: string, handler: ConsumerHandler): Promise<() => Promise<void>> {
+    const consumer = new GroupConsumer(this.commands, {
+      url: this.options.url,
+      topic,
+      key: this.key(topic),
+      group,
+      handler,
+      claimIdleMs: this.options.claimIdleMs ?? 30_000,
+      blockMs: this.options.blockMs ?? 5000,
+      onError: this.onError,
+    });
+    try {
+      await consumer.start();
+    } catch (error) {
+      await consumer.stop();
+      throw error;
+    }
+    this.groupConsumers.add(consumer);
+    return async () => {
+      if (this.groupConsumers.delete(consumer)) await consumer.stop();
+    };
+  }
+
   activeTopics(): string[] {
     return [...this.positions.keys()];
   }
 
   async close(): Promise<void> {
+    await Promise.all([...this.groupConsumers].map((c) => c.stop()));
+    this.groupConsumers.clear();
     this.running = false;
     this.topicsChanged();
     this.reader.disconnect();
@@ -145,6 +177,119 @@ export class RedisStreamsBroker extends Broker {
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
     }
+  }
+}
+
+interface GroupConsumerOptions {
+  url: string;
+  topic: string;
+  key: string;
+  group: string;
+  handler: ConsumerHandler;
+  claimIdleMs: number;
+  blockMs: number;
+  onError: (error: unknown) => void;
+}
+
+type Entry = [id: string, fields: string[] | null];
+
+// One member of a consumer group on one stream: its own connection for the blocking
+// XREADGROUP, the shared one for XACK and XAUTOCLAIM. Messages are handled one at a time, in
+// order, and acknowledged once handled.
+class GroupConsumer {
+  // Unique per member: a restarted process is a new member; what the old one held is claimed.
+  private readonly name = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly reader: Redis;
+  private running = true;
+  private loopDone: Promise<void> = Promise.resolve();
+  private nextClaimAt = 0;
+
+  constructor(
+    private readonly commands: Redis,
+    private readonly o: GroupConsumerOptions,
+  ) {
+    this.reader = new Redis(o.url, { maxRetriesPerRequest: null, connectionName: 'event-broker-group' });
+    this.reader.on('error', (error) => {
+      if (this.running) o.onError(error);
+    });
+  }
+
+  // The group reads from the stream's end when it is created; a group that exists already goes on
+  // from where its members stopped.
+  async start(): Promise<void> {
+    await this.ensureGroup();
+    this.loopDone = this.loop();
+  }
+
+  // Leaves the group once the messages already taken are handled.
+  async stop(): Promise<void> {
+    if (!this.running) return this.loopDone;
+    this.running = false;
+    this.reader.disconnect();
+    await this.loopDone;
+    try {
+      // A member holding nothing is forgotten; one still holding messages stays for them to be claimed.
+      const pending = (await this.commands.call('XPENDING', this.o.key, this.o.group, '-', '+', '1', this.name)) as unknown[];
+      if (!pending.length) await this.commands.call('XGROUP', 'DELCONSUMER', this.o.key, this.o.group, this.name);
+    } catch {
+      // the broker is closing, or Redis is gone: the member's entry is harmless
+    }
+  }
+
+  private async ensureGroup(): Promise<void> {
+    try {
+      await this.commands.call('XGROUP', 'CREATE', this.o.key, this.o.group, '$', 'MKSTREAM');
+    } catch (error) {
+      if (!String((error as Error).message).includes('BUSYGROUP')) throw error;
+    }
+  }
+
+  private async loop(): Promise<void> {
+    // A read never blocks past the next look for abandoned messages.
+    const block = Math.max(50, Math.min(this.o.blockMs, Math.floor(this.o.claimIdleMs / 2)));
+    while (this.running) {
+      try {
+        if (Date.now() >= this.nextClaimAt) {
+          await this.claimAbandoned();
+          this.nextClaimAt = Date.now() + Math.floor(this.o.claimIdleMs / 2);
+        }
+        const reply = (await this.reader.call('XREADGROUP', 'GROUP', this.o.group, this.name, 'COUNT', '20', 'BLOCK', String(block), 'STREAMS', this.o.key, '>')) as
+          | [key: string, entries: Entry[]][]
+          | null;
+        for (const [, entries] of reply ?? []) for (const entry of entries) await this.handle(entry);
+      } catch (error) {
+        if (!this.running) break;
+        if (String((error as Error).message).includes('NOGROUP')) {
+          // The stream or the group was deleted: made again, from now on.
+          await this.ensureGroup().catch(this.o.onError);
+          continue;
+        }
+        this.o.onError(error);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  }
+
+  // Messages another member took and left unacknowledged for claimIdleMs: its process died.
+  private async claimAbandoned(): Promise<void> {
+    let cursor = '0-0';
+    do {
+      const [next, entries] = (await this.commands.call('XAUTOCLAIM', this.o.key, this.o.group, this.name, String(this.o.claimIdleMs), cursor, 'COUNT', '100')) as [string, (Entry | null)[]];
+      for (const entry of entries) if (entry) await this.handle(entry);
+      cursor = next;
+    } while (cursor !== '0-0' && this.running);
+  }
+
+  private async handle([id, fields]: Entry): Promise<void> {
+    const message = fields ? decode(this.o.topic, fields) : undefined;
+    if (message) {
+      try {
+        await this.o.handler(message);
+      } catch (error) {
+        this.o.onError(error);
+      }
+    }
+    await this.commands.xack(this.o.key, this.o.group, id);
   }
 }
 

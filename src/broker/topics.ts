@@ -11,6 +11,12 @@ export function dbEventTopic(service: string, object: string, verb: string): str
   return `${service}-dbevent-${object.toLowerCase()}-${verb.toLowerCase()}`;
 }
 
+// The completion event of an API (a route that changes something), named as in the 2FA message
+// codes (`postRegisterstoreuser`), lower-cased: auth-postregisterstoreuser-done.
+export function apiDoneTopic(service: string, apiName: string): string {
+  return apiEventTopic(service, apiName, 'done');
+}
+
 // Sessions that ended (logout, revocation, deactivation): every replica closes their streams.
 export function sessionEndedTopic(service: string): string {
   return `${service}-internal-session-ended`;
@@ -20,7 +26,7 @@ const OBJECT_VERB = /^([A-Za-z][A-Za-z0-9]*)[._]([A-Za-z][A-Za-z0-9]*)$/;
 const API_DONE = /^([A-Za-z][A-Za-z0-9_-]*):done$/;
 const DB_EVENT = /^dbEvent:([A-Za-z][A-Za-z0-9]*):([A-Za-z][A-Za-z0-9]*)$/i;
 
-export type ResolvedTopic = { topic: string; object?: string } | { error: string };
+export type ResolvedTopic = { topic: string; object?: string; apiName?: string } | { error: string };
 
 // An alias to its broker topic: `<object>.<verb>` / `<object>_<verb>` (API event), `<apiName>:done`
 // (the API's completion event), `dbEvent:<object>:<verb>` (database event); any other text is
@@ -33,7 +39,7 @@ export function resolveTopicAlias(alias: string, service: string, knownObjects: 
     return { topic: dbEventTopic(service, object, db[2]), object };
   }
   const done = API_DONE.exec(alias);
-  if (done) return { topic: apiEventTopic(service, done[1], 'done') };
+  if (done) return { topic: apiDoneTopic(service, done[1]), apiName: done[1] };
   const objectVerb = OBJECT_VERB.exec(alias);
   if (objectVerb) {
     const object = objectVerb[1].toLowerCase();

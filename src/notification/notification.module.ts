@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { BrokerModule } from '../broker/broker.module.js';
 import { AppConfig } from '../config/app-config.js';
 import { StoreModule } from '../store/store.module.js';
 import { UserModule } from '../user/user.module.js';
@@ -26,7 +27,7 @@ const queueProvider = {
 };
 
 @Module({
-  imports: [UserModule, StoreModule],
+  imports: [UserModule, StoreModule, BrokerModule],
   controllers: [InboxController],
   providers: [queueProvider, NotificationRepository, NotificationService, NotificationWorker, TemplateService, ProviderRegistry, EventRules],
   exports: [NotificationService],

@@ -1,0 +1,86 @@
+import { Injectable, Logger, type CallHandler, type ExecutionContext, type NestInterceptor, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import type { Response } from 'express';
+import type { Observable } from 'rxjs';
+import { controllerRoutes } from '../common/policy-audit.js';
+import type { ContextRequest } from '../common/request-context.js';
+import { AppConfig } from '../config/app-config.js';
+import { ConfigError } from '../config/env.js';
+import { routeName } from '../verification/verification.gate.js';
+import { EventPublisher } from './event-publisher.js';
+import { apiDoneTopic, resolveTopicAlias } from './topics.js';
+
+// Routes that change something: each success publishes the API's completion event.
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+// Every alias form resolves here: only the `<apiName>:done` ones matter.
+const ANY_OBJECT: ReadonlySet<string> = { has: () => true } as unknown as ReadonlySet<string>;
+
+// `<apiName>:done` (SPEC topic aliases): after a 2xx answer of a POST / PUT / PATCH / DELETE route,
+// `<svc>-<apiname>-done` carries `{ storeId, _owner, method, path, statusCode }`: the store the
+// request targeted, the caller's user id (absent for an anonymous call), the route's path
+// pattern and the status. Never the request or response body. The API's name is the route's,
+// as in the 2FA message codes: `POST /auth-api/v1/registerstoreuser` → `postRegisterstoreuser`.
+@Injectable()
+export class ApiDoneInterceptor implements NestInterceptor {
+  private readonly logger = new Logger('ApiDoneEvents');
+
+  constructor(private readonly publisher: EventPublisher) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (context.getType() !== 'http') return next.handle();
+    const req = context.switchToHttp().getRequest<ContextRequest>();
+    if (!MUTATING.has(req.method)) return next.handle();
+    // Once answered: the status is then final, whoever wrote it (handler, error filter).
+    context
+      .switchToHttp()
+      .getResponse<Response>()
+      .once('finish', function (this: Response) {
+        done(this.statusCode);
+      });
+    const done = (statusCode: number) => {
+      if (statusCode < 200 || statusCode >= 300) return;
+      const path = String((req.route as { path?: string } | undefined)?.path ?? req.path);
+      const storeId = req.ctx?.store?.id ?? req.ctx?.session?.storeId;
+      const owner = req.ctx?.session?.userId;
+      const data = { ...(storeId && { storeId }), ...(owner && { _owner: owner }), method: req.method, path, statusCode };
+      this.publisher.publish(apiDoneTopic(this.publisher.service, routeName(path, req.method)), data).catch((err: unknown) => {
+        this.logger.error({ err, path }, 'could not publish an API completion event');
+      });
+    };
+    return next.handle();
+  }
+}
+
+// At boot: an `<apiName>:done` alias in the settings (event subscriptions, notification event
+// rules, realtime forward rules) must name a route that changes something, or the service does
+// not start.
+@Injectable()
+export class ApiDoneAliases implements OnModuleInit {
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    const names = new Map<string, string>();
+    for (const r of controllerRoutes(this.discovery, this.scanner)) {
+      if (MUTATING.has(r.method)) names.set(routeName(r.path, r.method).toLowerCase(), routeName(r.path, r.method));
+    }
+    const { eventSubscriptions, notifications, realtimeChannel } = this.config.settings;
+    const aliases: [where: string, alias: string][] = [
+      ...eventSubscriptions.flatMap((s) => s.topics.map((t): [string, string] => [`settings.eventSubscriptions "${s.name}" topic "${t.name}"`, t.topic])),
+      ...notifications.eventRules.map((r): [string, string] => [`settings.notifications.eventRules: ${r.eventName} → ${r.template}`, r.eventName]),
+      ...(realtimeChannel?.forwardRules ?? []).map((r, i): [string, string] => [`settings.realtimeChannel.forwardRules[${i}].topic`, r.topic]),
+    ];
+    const problems: string[] = [];
+    for (const [where, alias] of aliases) {
+      const resolved = resolveTopicAlias(alias, this.config.env.SERVICE_CODENAME, ANY_OBJECT);
+      if ('apiName' in resolved && resolved.apiName && !names.has(resolved.apiName.toLowerCase())) {
+        problems.push(`${where}: alias "${alias}" names no route that changes something (POST, PUT, PATCH or DELETE); the API names are ${[...names.values()].sort().join(', ')}`);
+      }
+    }
+    if (problems.length) throw new ConfigError(problems);
+  }
+}

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { DataSource } from 'typeorm';
+import { EventPublisher } from '../src/broker/event-publisher.js';
+import { RedisStreamsBroker } from '../src/broker/redis-streams-broker.js';
+import { NotificationEntity } from '../src/notification/notification.entity.js';
+import { describeWithRedis, registerStore, startApp, unique, waitFor, type RegisteredStore, type TestApp } from './helpers.js';
+
+// Notification event rules read the broker: an event a backend team publishes through
+// EventPublisher (or another process writes on the broker) triggers its rule, and with several
+// replicas exactly one of them handles it.
+
+const SETTINGS = {
+  notifications: {
+    defaultLanguage: 'en',
+    providers: [],
+    channels: [{ channelName: 'inApp' as const, providers: [], fallbackProviders: [] }],
+    templates: [
+      { templateName: 'welcome', channel: 'inApp' as const, language: 'en', subject: 'Welcome', body: 'Your account is ready.' },
+      { templateName: 'invoice', channel: 'inApp' as const, language: 'en', subject: 'Invoice paid', body: 'We received {{amount}}.' },
+    ],
+    eventRules: [
+      { eventName: 'user.created', template: 'welcome', channel: 'inApp' as const, recipient: 'event.userId', contextVars: {} },
+      { eventName: 'billing-invoice-paid', template: 'invoice', channel: 'inApp' as const, recipient: 'event.customerId', contextVars: { amount: 'event.amount' } },
+    ],
+    worker: { concurrency: 5, maxAttempts: 3, backoffMs: 50 },
+  },
+} as never;
+
+function rows(t: TestApp, storeId: string, template: string): Promise<NotificationEntity[]> {
+  return t.app.get(DataSource).getRepository(NotificationEntity).findBy({ storeId, template });
+}
+
+// Exactly `n` rows, and still `n` once the other replicas had time to act too.
+async function exactly(t: TestApp, storeId: string, template: string, n: number): Promise<NotificationEntity[]> {
+  await waitFor(`${n} ${template} notifications`, async () => ((await rows(t, storeId, template)).length >= n ? true : undefined));
+  await new Promise((r) => setTimeout(r, 1500));
+  return rows(t, storeId, template);
+}
+
+describe('notification event rules on the broker', () => {
+  let t: TestApp;
+  let store: RegisteredStore;
+  beforeAll(async () => {
+    t = await startApp({ env: { SERVICE_CODENAME: unique('er') }, settings: SETTINGS });
+    store = await registerStore(t.http);
+  });
+  afterAll(() => t?.close());
+
+  it('an event a backend team publishes through EventPublisher triggers its rule: one notification, with the rule variables', async () => {
+    await t.app.get(EventPublisher).publish('billing-invoice-paid', { invoiceId: 'inv-1', storeId: store.storeId, customerId: store.ownerId, amount: 42 });
+    const [row] = await exactly(t, store.storeId, 'invoice', 1);
+    expect(row).toMatchObject({ userId: store.ownerId, channel: 'inApp', template: 'invoice', contextVars: { amount: 42 } });
+  });
+
+  it('user.created still reaches a rule reading event.userId (the broker payload is the user)', async () => {
+    const welcome = await exactly(t, store.storeId, 'welcome', 1);
+    expect(welcome.map((r) => r.userId)).toEqual([store.ownerId]);
+  });
+});
+
+describeWithRedis('notification event rules on two replicas (needs REDIS_URL: the in-memory broker is one process by design)', () => {
+  let one: TestApp;
+  let two: TestApp;
+  let store: RegisteredStore;
+  const service = unique('er');
+  beforeAll(async () => {
+    [one, two] = await Promise.all([startApp({ env: { SERVICE_CODENAME: service }, settings: SETTINGS }), startApp({ env: { SERVICE_CODENAME: service }, settings: SETTINGS })]);
+    store = await registerStore(one.http);
+  });
+  afterAll(async () => {
+    await Promise.all([one?.close(), two?.close()]);
+  });
+
+  it('one event published through EventPublisher on replica 1: exactly one notification, whichever replica handles it', async () => {
+    await one.app.get(EventPublisher).publish('billing-invoice-paid', { invoiceId: 'inv-1', storeId: store.storeId, customerId: store.ownerId, amount: 7 });
+    expect(await exactly(one, store.storeId, 'invoice', 1)).toHaveLength(1);
+  });
+
+  it('the store owner registered on replica 1 gets one welcome, not one per replica', async () => {
+    expect((await exactly(two, store.storeId, 'welcome', 1)).map((r) => r.userId)).toEqual([store.ownerId]);
+  });
+
+  it('events written on the broker by another process trigger the rules too, each once', async () => {
+    const other = new RedisStreamsBroker({ url: process.env.REDIS_URL!, prefix: `${one.config.env.PROJECT_CODENAME}:events:`, maxLen: 100 });
+    try {
+      for (let i = 0; i < 6; i++) await other.publish('billing-invoice-paid', { invoiceId: `far-${i}`, storeId: store.storeId, customerId: store.ownerId, amount: i });
+    } finally {
+      await other.close();
+    }
+    const got = await exactly(one, store.storeId, 'invoice', 7);
+    expect(got.map((r) => r.contextVars.amount).sort()).toEqual([0, 1, 2, 3, 4, 5, 7]);
+  });
+});
