@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { OAuth2Server } from 'oauth2-mock-server';
 import Provider from 'oidc-provider';
 
@@ -122,4 +123,64 @@ export async function followRedirects(start: string, stopAt: string, headers: Re
     url = new URL(location, url).toString();
   }
   throw new Error('too many redirects');
+}
+
+export interface RemoteSessionPeer {
+  url: string;
+  issuer: string;
+  // Live sessions by id: what the session endpoint answers under `data.session`.
+  sessions: Map<string, Record<string, unknown>>;
+  // Requests the session endpoint received (method, path, body, headers).
+  requests: { method: string; path: string; body: string; headers: Record<string, string | string[] | undefined> }[];
+  // How the endpoints behave: answer, fail with a status, or hang past any timeout.
+  sessionMode: 'answer' | 500 | 'hang';
+  jwksMode: 'answer' | 500;
+  // A token of the remote service for session `sid` (claims may be overridden or added).
+  sign(sid: string, claims?: Record<string, unknown>, key?: 'own' | 'stranger'): Promise<string>;
+  close(): Promise<void>;
+}
+
+// A remote service that issues its own session tokens (ES256, published as a JWKS) and answers
+// `GET /sessions/{id}` and `POST /sessions/lookup` with `{ data: { session } }`, 404 when unknown.
+export async function startRemoteSessionService(): Promise<RemoteSessionPeer> {
+  const own = await generateKeyPair('ES256');
+  const stranger = await generateKeyPair('ES256');
+  const jwk = { ...(await exportJWK(own.publicKey)), kid: 'remote-1', alg: 'ES256', use: 'sig' };
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const peer: RemoteSessionPeer = {
+    url,
+    issuer: `${url}/`,
+    sessions: new Map(),
+    requests: [],
+    sessionMode: 'answer',
+    jwksMode: 'answer',
+    sign: (sid, claims = {}, key = 'own') => {
+      const now = Math.floor(Date.now() / 1000);
+      return new SignJWT({ sid, iss: peer.issuer, aud: 'identity-service', iat: now, exp: now + 3600, ...claims })
+        .setProtectedHeader({ alg: 'ES256', kid: 'remote-1' })
+        .sign(key === 'own' ? own.privateKey : stranger.privateKey);
+    },
+    close: () => closeServer(server),
+  };
+  server.on('request', (req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      const json = (status: number, value: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(value));
+      };
+      if (path === '/jwks.json') return peer.jwksMode === 'answer' ? json(200, { keys: [jwk] }) : json(500, { error: 'down' });
+      peer.requests.push({ method: req.method ?? '', path, body, headers: req.headers });
+      if (peer.sessionMode === 'hang') return; // never answers; closeServer drops it
+      if (peer.sessionMode !== 'answer') return json(peer.sessionMode, { error: 'down' });
+      const id = req.method === 'POST' && path === '/sessions/lookup' ? (JSON.parse(body || '{}') as { sessionId?: string }).sessionId : decodeURIComponent(path.replace(/^\/sessions\//, ''));
+      const session = id === undefined ? undefined : peer.sessions.get(id);
+      return session ? json(200, { data: { session } }) : json(404, { error: 'no such session' });
+    });
+  });
+  return peer;
 }

@@ -62,9 +62,10 @@ describe('single sign-on', () => {
 
     const landed = await signIn(store.codename);
     expect(landed.origin + landed.pathname).toBe(CALLBACK);
-    expect(landed.searchParams.get('provider')).toBe('sso');
+    // ssoName is what the client sees as the provider.
+    expect(landed.searchParams.get('provider')).toBe('corp');
     const needed = await result(store.codename, landed.searchParams.get('socialCode')!).expect(200);
-    expect(needed.body).toMatchObject({ type: 'RegisterNeededForSocialLogin', accountInfo: { provider: 'sso', email, emailVerified: true, fullname: 'Edsger Dijkstra' } });
+    expect(needed.body).toMatchObject({ type: 'RegisterNeededForSocialLogin', accountInfo: { provider: 'corp', email, emailVerified: true, fullname: 'Edsger Dijkstra' } });
     const user = await t.http.post('/auth-api/v1/registerstoreuser').set('svc-store-codename', store.codename).send({ socialCode: needed.body.socialCode }).expect(201);
 
     const again = await signIn(store.codename);
@@ -83,7 +84,7 @@ describe('single sign-on', () => {
 
   it('refuses a forged state and a redirect address other than the configured one', async () => {
     const forged = await followRedirects(`${base}/auth-api/sso/callback?code=x&state=forged`, FRONTEND);
-    expect(Object.fromEntries(forged.searchParams)).toEqual({ provider: 'sso', error: 'state_mismatch' });
+    expect(Object.fromEntries(forged.searchParams)).toEqual({ provider: 'corp', error: 'state_mismatch' });
     expectError(await t.http.get(`/auth-api/sso/login?redirectUrl=${encodeURIComponent('https://evil.example/auth/callback')}`), 400, 'SocialRedirectNotAllowed');
   });
 
@@ -92,7 +93,24 @@ describe('single sign-on', () => {
     oidc.accounts[(oidc.nextAccount = unique('emp'))] = { email: uniqueEmail(), email_verified: true };
     const callback = await followRedirects(`${base}/auth-api/sso/login?_store=${store.codename}`, `${base}/auth-api/sso/callback`);
     expect((await followRedirects(callback.toString(), FRONTEND)).searchParams.get('socialCode')).toBeTruthy();
-    expect(Object.fromEntries((await followRedirects(callback.toString(), FRONTEND)).searchParams)).toEqual({ provider: 'sso', error: 'state_mismatch' });
+    expect(Object.fromEntries((await followRedirects(callback.toString(), FRONTEND)).searchParams)).toEqual({ provider: 'corp', error: 'state_mismatch' });
+  });
+
+  it('ssoTime measures the round trip from the login redirect to the callback', async () => {
+    const store = await registerStore(t.http);
+    const sub = unique('emp');
+    oidc.accounts[(oidc.nextAccount = sub)] = { email: uniqueEmail(), email_verified: true, name: 'Barbara Liskov' };
+    const callback = await followRedirects(`${base}/auth-api/sso/login?_store=${store.codename}`, `${base}/auth-api/sso/callback`);
+    const needed = await result(store.codename, (await followRedirects(callback.toString(), FRONTEND)).searchParams.get('socialCode')!).expect(200);
+    await t.http.post('/auth-api/v1/registerstoreuser').set('svc-store-codename', store.codename).send({ socialCode: needed.body.socialCode }).expect(201);
+
+    const again = await followRedirects(`${base}/auth-api/sso/login?_store=${store.codename}`, `${base}/auth-api/sso/callback`);
+    // The person lingers at the provider before coming back.
+    const lingered = 1500;
+    await new Promise((resolve) => setTimeout(resolve, lingered));
+    const session = await result(store.codename, (await followRedirects(again.toString(), FRONTEND)).searchParams.get('socialCode')!).expect(200);
+    expect(session.body.ssoTime).toBeGreaterThanOrEqual(lingered);
+    expect(session.body.ssoTime).toBeLessThan(60_000);
   });
 });
 

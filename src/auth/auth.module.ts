@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { AccessModule } from '../access/access.module.js';
 import { ApiKeyModule } from '../apikey/api-key.module.js';
+import { RemoteSessionModule } from '../remote-session/remote-session.module.js';
 import { SessionModule } from '../session/session.module.js';
 import { StoreModule } from '../store/store.module.js';
 import { UserModule } from '../user/user.module.js';
@@ -15,7 +16,7 @@ import { KeyService } from './key.service.js';
 import { TokenService } from './token.service.js';
 
 @Module({
-  imports: [JwtModule.register({}), UserModule, SessionModule, StoreModule, ApiKeyModule, VerificationModule, AccessModule],
+  imports: [JwtModule.register({}), UserModule, SessionModule, StoreModule, ApiKeyModule, VerificationModule, AccessModule, RemoteSessionModule],
   controllers: [AuthController],
   providers: [KeyService, TokenService, AuthenticationService, AuthService, { provide: APP_GUARD, useClass: AuthGuard }],
   exports: [AuthenticationService, AuthService, SessionModule],

@@ -3,6 +3,7 @@ import type { CookieOptions, Response } from 'express';
 import { AppError } from '../common/errors.js';
 import type { ContextRequest } from '../common/request-context.js';
 import { AppConfig } from '../config/app-config.js';
+import { RemoteSessionService } from '../remote-session/remote-session.service.js';
 import { SessionService } from '../session/session.service.js';
 import type { SessionData } from '../session/session.types.js';
 import { ROOT_CODENAME, type StoreEntity } from '../store/store.entity.js';
@@ -16,6 +17,7 @@ export class AuthenticationService {
     private readonly tokens: TokenService,
     private readonly sessions: SessionService,
     private readonly config: AppConfig,
+    private readonly remote: RemoteSessionService,
   ) {}
 
   private readonly apiKeyPrefix = `sk_${this.config.env.PROJECT_CODENAME}_`;
@@ -61,6 +63,8 @@ export class AuthenticationService {
   async authenticate(req: ContextRequest, opts: { bucketToken?: boolean } = {}): Promise<{ session: SessionData; token: string }> {
     const token = extractToken(req, this.tokenNames(req.ctx.store!), (v) => v.startsWith(this.apiKeyPrefix));
     if (!token) throw new AppError('Unauthorized', 'no access token');
+    // A token the remote service issued stands for its session there (settings remoteSession).
+    if (this.remote.handles(token)) return { session: await this.remote.authenticate(req.ctx.store!, token), token };
     const claims = await this.tokens.verify(token);
     if (claims.use === 'bucket' && !opts.bucketToken) throw new AppError('Unauthorized', 'a bucket token is not an access token');
     const session = await this.sessions.get(claims.storeId, claims.sessionId);

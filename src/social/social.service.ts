@@ -34,6 +34,8 @@ interface CodePayload {
   ssoUserId?: string;
   lifetimeMs?: number;
   ssoTime?: number;
+  // What clients see as `provider` when it differs from the link key (single sign-on's `ssoName`).
+  providerName?: string;
 }
 
 export type SocialResult =
@@ -91,7 +93,7 @@ export class SocialService {
   // The provider proved who this is: a socialCode for the client, in the redirect address.
   async finishFlow(flow: SocialFlow, profile: SocialProfile, extra: Omit<CodePayload, 'provider' | 'profile'> = {}): Promise<string> {
     const socialCode = await this.issueCode(flow.storeId, { provider: flow.provider, profile, ...extra });
-    return withQuery(flow.redirectUrl, { provider: flow.provider, socialCode });
+    return withQuery(flow.redirectUrl, { provider: extra.providerName ?? flow.provider, socialCode });
   }
 
   failureRedirect(provider: string, error: SocialFailure, flow?: SocialFlow): string {
@@ -114,7 +116,7 @@ export class SocialService {
     return {
       type: 'RegisterNeededForSocialLogin',
       socialCode: next,
-      accountInfo: { provider: payload.provider, ...(p.email && { email: p.email, emailVerified: p.emailVerified }), ...(p.fullname && { fullname: p.fullname }), ...(p.avatar && { avatar: p.avatar }) },
+      accountInfo: { provider: payload.providerName ?? payload.provider, ...(p.email && { email: p.email, emailVerified: p.emailVerified }), ...(p.fullname && { fullname: p.fullname }), ...(p.avatar && { avatar: p.avatar }) },
     };
   }
 

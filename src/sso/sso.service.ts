@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import * as oidc from 'openid-client';
+import { Clock } from '../clock/clock.js';
 import { AppConfig } from '../config/app-config.js';
 import { SocialService } from '../social/social.service.js';
 import type { StoreEntity } from '../store/store.entity.js';
 import type { ResolvedSso } from '../config/social-secrets.js';
 import { ssoNotConfigured } from './sso.errors.js';
 
+// The key of the flow and of linked identities: stable when `ssoName` (what clients see) changes.
 const PROVIDER = 'sso';
 
 type Claims = Record<string, unknown>;
@@ -19,6 +21,7 @@ export class SsoService {
   constructor(
     private readonly social: SocialService,
     private readonly config: AppConfig,
+    private readonly clock: Clock,
   ) {
     this.sso = config.sso;
   }
@@ -50,9 +53,8 @@ export class SsoService {
     const sso = this.settings();
     const current = new URL(originalUrl, origin);
     const flow = await this.social.takeFlow(current.searchParams.get('state'), PROVIDER);
-    if (!flow) return this.social.failureRedirect(PROVIDER, 'state_mismatch');
-    if (current.searchParams.get('error')) return this.social.failureRedirect(PROVIDER, 'access_denied', flow);
-    const began = performance.now();
+    if (!flow) return this.social.failureRedirect(sso.ssoName, 'state_mismatch');
+    if (current.searchParams.get('error')) return this.social.failureRedirect(sso.ssoName, 'access_denied', flow);
     let profile: Claims;
     try {
       const configuration = await this.client();
@@ -68,12 +70,13 @@ export class SsoService {
         : {};
       profile = { ...idClaims, ...info };
     } catch {
-      return this.social.failureRedirect(PROVIDER, 'provider_error', flow);
+      return this.social.failureRedirect(sso.ssoName, 'provider_error', flow);
     }
-    const ssoTime = Math.round(performance.now() - began);
+    // The round trip: from GET /sso/login (the flow's start) to this callback's completion.
+    const ssoTime = Math.max(0, this.clock.now().getTime() - flow.startedAt);
     const pick = (key: string | undefined) => (key && typeof profile[key] === 'string' ? (profile[key] as string) : typeof profile[key!] === 'number' ? String(profile[key!]) : undefined);
     const sub = pick('sub');
-    if (!sub) return this.social.failureRedirect(PROVIDER, 'provider_error', flow);
+    if (!sub) return this.social.failureRedirect(sso.ssoName, 'provider_error', flow);
     const email = pick(sso.emailPropertyInProfile)?.toLowerCase();
     const ssoUserId = pick(sso.ssoUserIdPropertyInProfile) ?? sub;
     return this.social.finishFlow(
@@ -84,7 +87,7 @@ export class SsoService {
         emailVerified: !!email && profile.email_verified === true,
         ...((pick(sso.userNamePropertyInProfile) ?? pick('name')) && { fullname: (pick(sso.userNamePropertyInProfile) ?? pick('name'))!.slice(0, 200) }),
       },
-      { ssoUserId: ssoUserId.slice(0, 255), lifetimeMs: sso.tokenPeriodInMinutes * 60_000, ssoTime },
+      { ssoUserId: ssoUserId.slice(0, 255), lifetimeMs: sso.tokenPeriodInMinutes * 60_000, ssoTime, providerName: sso.ssoName },
     );
   }
 
