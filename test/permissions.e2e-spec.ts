@@ -237,6 +237,83 @@ describe('permission decisions: principal kind x permission type x allow / deny 
   });
 });
 
+describe('API keys: at most their creator\'s permissions', () => {
+  beforeAll(async () => {
+    t = await startApp({ settings: SETTINGS, imports: [ProbeModule] });
+  });
+  afterAll(() => t.close());
+
+  const canRead = async (w: World, bearer: string) => (await as(t.http.get('/auth-api/permissions/report.read'), w.store, bearer).expect(200)).body.canDo;
+
+  it('a tenantAdmin\'s tenantUser key gets no grant of tenantUser the admin lacks, and a deny on tenantAdmin reaches it', async () => {
+    const w = await world();
+    const [user, admin] = w.callers;
+    const made = await as(t.http.post('/auth-api/v1/apikeys'), w.store, admin.bearer).send({ name: 'narrow', roles: ['tenantUser'] }).expect(201);
+    const key: string = made.body.apiKey.key;
+    await grant(w, { roleId: 'tenantUser', permission: 'report.read', canDo: true });
+    expect(await canRead(w, user.bearer)).toBe(true);
+    expect(await canRead(w, admin.bearer)).toBe(false);
+    // the key's role has it, its creator does not: the key does not
+    expect(await canRead(w, key)).toBe(false);
+    expectError(await as(t.http.get('/probe/reports'), w.store, key), 403, 'PermissionDenied');
+    // both have it: the key has it
+    await grant(w, { userId: admin.userId, permission: 'report.read', canDo: true });
+    expect(await canRead(w, admin.bearer)).toBe(true);
+    expect((await as(t.http.get('/probe/reports'), w.store, key)).status).toBe(200);
+    // a deny on the creator's role, which the key does not carry, still reaches the key
+    await grant(w, { roleId: 'tenantAdmin', permission: 'report.read', canDo: false });
+    expect(await canRead(w, admin.bearer)).toBe(false);
+    expect(await canRead(w, key)).toBe(false);
+    expectError(await as(t.http.get('/probe/reports'), w.store, key), 403, 'PermissionDenied');
+    const listed = await as(t.http.get('/auth-api/permissions'), w.store, key).expect(200);
+    expect((listed.body.permissions as { canDo: boolean }[]).filter((p) => p.canDo)).toEqual([]);
+  });
+
+  it('a key made with `permissions` acts with those only, each one its creator holds now (else 400)', async () => {
+    const w = await world();
+    const [user] = w.callers;
+    const keys = (bearer: string, body: Record<string, unknown>) => as(t.http.post('/auth-api/v1/apikeys'), w.store, bearer).send(body);
+    const made = await keys(w.owner, { name: 'reader', permissions: ['report.read', 'report.read'] }).expect(201);
+    expect(made.body.apiKey).toMatchObject({ roles: ['tenantOwner'], permissions: ['report.read'] });
+    const key: string = made.body.apiKey.key;
+    const held = await as(t.http.get('/auth-api/permissions'), w.store, key).expect(200);
+    expect((held.body.permissions as { permission: string; canDo: boolean }[]).filter((p) => p.canDo).map((p) => p.permission)).toEqual(['report.read']);
+    expect((await as(t.http.get('/probe/reports'), w.store, key)).status).toBe(200);
+    expect((await as(t.http.get('/auth-api/permissions/report.write'), w.store, key).expect(200)).body.canDo).toBe(false);
+    // the creator's deny reaches a listed permission too
+    await grant(w, { permission: 'report.read', canDo: false });
+    expectError(await as(t.http.get('/probe/reports'), w.store, key), 403, 'PermissionDenied');
+    // a permission the creator does not hold, or does not exist: refused, no key made
+    expectError(await keys(user.bearer, { name: 'k', permissions: ['report.write'] }), 400, 'ApiKeyPermissionNotHeld');
+    expectError(await keys(w.owner, { name: 'k', permissions: ['report.read', 'report.nope'] }), 400, 'PermissionUnknown');
+    const mine = await as(t.http.get('/auth-api/v1/apikeys'), w.store, user.bearer).expect(200);
+    expect(mine.body.apiKeys.map((k: { name: string }) => k.name)).toEqual(['probe']);
+  });
+});
+
+describe('a custom role with a number value', () => {
+  beforeAll(async () => {
+    t = await startApp({ settings: { ...SETTINGS, customRoles: [...SETTINGS.customRoles!, { name: 'Auditor', value: 7 }] } });
+  });
+  afterAll(() => t.close());
+
+  it('is assigned through PATCH /v1/users/:id, answered as its number, and given permissions like a built-in role', async () => {
+    const w = await world();
+    const [user, admin] = w.callers;
+    const changed = await as(t.http.patch(`/auth-api/v1/users/${user.userId}`), w.store, w.owner).send({ roleId: 7 }).expect(200);
+    expect(changed.body.user.roleId).toBe(7);
+    expect((await as(t.http.get(`/auth-api/v1/users/${user.userId}`), w.store, w.owner).expect(200)).body.user.roleId).toBe(7);
+    // compared as given: the text "7" names no role
+    expectError(await as(t.http.patch(`/auth-api/v1/users/${admin.userId}`), w.store, w.owner).send({ roleId: '7' }), 403, 'RoleNotAssignable');
+    expectError(await as(t.http.post(GRANTS), w.store, w.owner).send({ roleId: '7', permission: 'report.write', canDo: true }), 400, 'ValidationFailed');
+    const made = await as(t.http.post(GRANTS), w.store, w.owner).send({ roleId: 7, permission: 'report.write', canDo: true }).expect(201);
+    expect(made.body.permissionGrant.roleId).toBe(7);
+    const canWrite = async (bearer: string) => (await as(t.http.get('/auth-api/permissions/report.write'), w.store, bearer).expect(200)).body.canDo;
+    expect(await canWrite(user.bearer)).toBe(true);
+    expect(await canWrite(admin.bearer)).toBe(false);
+  });
+});
+
 describe('the route-policy snapshot', () => {
   it('shows a route\'s permission', async () => {
     const app = await startApp({ settings: SETTINGS, imports: [ProbeModule] });

@@ -113,6 +113,32 @@ describe('user groups, tenant level', () => {
     expect(grants.body.permissionGrants).toEqual([]);
   });
 
+  it('PATCH /v1/usergroupmembers/:id moves a membership to another group or user under the rules of adding one', async () => {
+    const s = await store(t);
+    const other = await store(t);
+    const writers = await as(t.http.post(GROUPS), s.codename, s.owner).send({ groupName: 'Writers' }).expect(201);
+    const readers = await as(t.http.post(GROUPS), s.codename, s.owner).send({ groupName: 'Readers' }).expect(201);
+    await as(t.http.post(GRANTS), s.codename, s.owner).send({ groupId: writers.body.userGroup.id, permission: 'report.write', canDo: true }).expect(201);
+    const m = await as(t.http.post(MEMBERS), s.codename, s.admin.token).send({ groupId: readers.body.userGroup.id, userId: s.user.id }).expect(201);
+    const url = `${MEMBERS}/${m.body.userGroupMember.id}`;
+    const canWrite = async (token: string) => (await as(t.http.get('/auth-api/permissions/report.write'), s.codename, token).expect(200)).body.canDo;
+    expect(await canWrite(s.user.token)).toBe(false);
+    const moved = await as(t.http.patch(url), s.codename, s.admin.token).send({ groupId: writers.body.userGroup.id }).expect(200);
+    expect(moved.body).toMatchObject({ dataName: 'userGroupMember', action: 'update', userGroupMember: { id: m.body.userGroupMember.id, groupId: writers.body.userGroup.id, userId: s.user.id } });
+    expect(await canWrite(s.user.token)).toBe(true);
+    // the same rules as adding: not another store's user or group, not the owner for an admin, not twice
+    expectError(await as(t.http.patch(url), s.codename, s.admin.token).send({ userId: other.user.id }), 404, 'UserNotFound');
+    expectError(await as(t.http.patch(url), s.codename, s.admin.token).send({ userId: s.ownerId }), 403, 'Forbidden');
+    const second = await as(t.http.post(MEMBERS), s.codename, s.owner).send({ groupId: readers.body.userGroup.id, userId: s.user.id }).expect(201);
+    expectError(await as(t.http.patch(`${MEMBERS}/${second.body.userGroupMember.id}`), s.codename, s.owner).send({ groupId: writers.body.userGroup.id }), 409, 'UserGroupMemberExists');
+    expectError(await as(t.http.patch(url), s.codename, s.admin.token).send({ groupId: s.user.id }), 404, 'UserGroupNotFound');
+    expectError(await as(t.http.patch(url), s.codename, s.user.token).send({ userId: s.admin.id }), 403, 'Forbidden');
+    // to another user: the grant follows the membership
+    await as(t.http.patch(url), s.codename, s.admin.token).send({ userId: s.admin.id }).expect(200);
+    expect(await canWrite(s.user.token)).toBe(false);
+    expect(await canWrite(s.admin.token)).toBe(true);
+  });
+
   it('removing a member ends the group\'s grants for that user only', async () => {
     const s = await store(t);
     const g = await as(t.http.post(GROUPS), s.codename, s.owner).send({ groupName: 'Writers' }).expect(201);
@@ -150,9 +176,50 @@ describe('permission grants', () => {
     const s = await store(t);
     const deny = await as(t.http.post(GRANTS), s.codename, s.owner).send({ userId: s.admin.id, permission: 'report.read', canDo: false }).expect(201);
     expect((await as(t.http.get('/auth-api/permissions/report.read'), s.codename, s.admin.token)).body.canDo).toBe(false);
-    expectError(await as(t.http.delete(`${GRANTS}/${deny.body.permissionGrant.id}`), s.codename, s.admin.token), 403, 'PermissionNotHeld');
+    expectError(await as(t.http.delete(`${GRANTS}/${deny.body.permissionGrant.id}`), s.codename, s.admin.token), 403, 'GrantTargetNotManaged');
     await as(t.http.delete(`${GRANTS}/${deny.body.permissionGrant.id}`), s.codename, s.owner).expect(200);
     expect((await as(t.http.get('/auth-api/permissions/report.read'), s.codename, s.admin.token)).body.canDo).toBe(true);
+  });
+
+  it('grants only over principals one outranks: a tenantAdmin cannot deny the owner, its own role or the whole store', async () => {
+    const s = await store(t);
+    const deny = (body: Record<string, unknown>) => as(t.http.post(GRANTS), s.codename, s.admin.token).send({ permission: 'report.read', canDo: false, ...body });
+    expectError(await deny({ userId: s.ownerId }), 403, 'GrantTargetNotManaged');
+    expectError(await deny({ roleId: 'tenantOwner' }), 403, 'GrantTargetNotManaged');
+    expectError(await deny({ roleId: 'tenantAdmin' }), 403, 'GrantTargetNotManaged');
+    expectError(await deny({ userId: s.admin.id }), 403, 'GrantTargetNotManaged');
+    expectError(await deny({}), 403, 'GrantTargetNotManaged');
+    expect((await as(t.http.get('/auth-api/permissions/report.read'), s.codename, s.owner).expect(200)).body.canDo).toBe(true);
+    // a lesser role and a user it may manage
+    await deny({ roleId: 'tenantUser' }).expect(201);
+    await deny({ userId: s.user.id, objectId: 'r1' }).expect(201);
+    // nor through a group: it does not add the owner to one
+    const g = await as(t.http.post(GROUPS), s.codename, s.admin.token).send({ groupName: 'G' }).expect(201);
+    expectError(await as(t.http.post(MEMBERS), s.codename, s.admin.token).send({ groupId: g.body.userGroup.id, userId: s.ownerId }), 403, 'Forbidden');
+  });
+
+  it('deleting a grant takes rank over its target, not the permission: the owner lifts a store-wide deny, an admin denied lifts its deny on a user', async () => {
+    const s = await store(t);
+    const onUser = await as(t.http.post(GRANTS), s.codename, s.admin.token).send({ userId: s.user.id, permission: 'report.read', canDo: false }).expect(201);
+    await as(t.http.post(GRANTS), s.codename, s.owner).send({ userId: s.admin.id, permission: 'report.read', canDo: false }).expect(201);
+    const storeWide = await as(t.http.post(GRANTS), s.codename, s.owner).send({ permission: 'report.read', canDo: false }).expect(201);
+    expect((await as(t.http.get('/auth-api/permissions/report.read'), s.codename, s.owner).expect(200)).body.canDo).toBe(false);
+    // the admin no longer holds report.read, and still manages the user it denied
+    await as(t.http.delete(`${GRANTS}/${onUser.body.permissionGrant.id}`), s.codename, s.admin.token).expect(200);
+    // the store-wide deny reaches the owner: only the owner lifts it, without holding report.read
+    expectError(await as(t.http.delete(`${GRANTS}/${storeWide.body.permissionGrant.id}`), s.codename, s.admin.token), 403, 'GrantTargetNotManaged');
+    await as(t.http.delete(`${GRANTS}/${storeWide.body.permissionGrant.id}`), s.codename, s.owner).expect(200);
+    expect((await as(t.http.get('/auth-api/permissions/report.read'), s.codename, s.owner).expect(200)).body.canDo).toBe(true);
+  });
+
+  it('GET /v1/permissiongrants/:id: one grant of this store; another store\'s is not found', async () => {
+    const a = await store(t);
+    const b = await store(t);
+    const g = await as(t.http.post(GRANTS), a.codename, a.owner).send({ roleId: 'tenantUser', permission: 'report.read', canDo: true, objectId: 'r1' }).expect(201);
+    const res = await as(t.http.get(`${GRANTS}/${g.body.permissionGrant.id}`), a.codename, a.admin.token).expect(200);
+    expect(res.body).toMatchObject({ status: 'OK', dataName: 'permissionGrant', action: 'get', permissionGrant: g.body.permissionGrant });
+    expectError(await as(t.http.get(`${GRANTS}/${g.body.permissionGrant.id}`), b.codename, b.owner), 404, 'PermissionGrantNotFound');
+    expectError(await as(t.http.get(`${GRANTS}/${g.body.permissionGrant.id}`), a.codename, a.user.token), 403, 'Forbidden');
   });
 
   it('store admins act in their store only: another store\'s users and grants are not found', async () => {

@@ -34,10 +34,10 @@ export class AccessController {
   @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES })
   @HttpCode(HttpStatus.CREATED)
   @Envelope({ dataName: 'permissionGrant', action: 'create' })
-  @ApiOperation({ summary: 'Grant (or, with canDo false, deny) a permission you hold to a role, user or group, or to the whole store; optionally for one object.' })
+  @ApiOperation({ summary: 'Grant (or, with canDo false, deny) a permission you hold to a role below yours, a user you may manage or a group, or (the store owner) to the whole store; optionally for one object.' })
   @ApiResult(PermissionGrantResponse)
   async create(@Ctx() ctx: RequestContext, @Body() input: CreateGrantInput): Promise<Enveloped<unknown>> {
-    return { data: toGrantResponse(await this.access.createGrant(principalOf(ctx), ctx.store!, input)) };
+    return { data: toGrantResponse(await this.access.createGrant(principalOf(ctx), ctx.store!, input), this.access.roleOut) };
   }
 
   @Get('v1/permissiongrants')
@@ -47,13 +47,22 @@ export class AccessController {
   @ApiResult([PermissionGrantResponse])
   async list(@Ctx() ctx: RequestContext, @Query() query: PageQuery): Promise<Enveloped<unknown[]>> {
     const [rows, total, page] = await this.access.listGrants(principalOf(ctx), ctx.store!, query);
-    return { data: rows.map(toGrantResponse), paging: paging(page, total) };
+    return { data: rows.map((g) => toGrantResponse(g, this.access.roleOut)), paging: paging(page, total) };
+  }
+
+  @Get('v1/permissiongrants/:id')
+  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES })
+  @Envelope({ dataName: 'permissionGrant', action: 'get' })
+  @ApiOperation({ summary: 'One grant of this store (at root: a SaaS-level grant).' })
+  @ApiResult(PermissionGrantResponse)
+  async get(@Ctx() ctx: RequestContext, @Param() params: IdParam): Promise<Enveloped<unknown>> {
+    return { data: toGrantResponse(await this.access.getGrant(principalOf(ctx), ctx.store!, params.id), this.access.roleOut) };
   }
 
   @Delete('v1/permissiongrants/:id')
   @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES })
   @Envelope({ dataName: 'permissionGrant', action: 'delete' })
-  @ApiOperation({ summary: 'Delete a grant of this store; it stops counting at once.' })
+  @ApiOperation({ summary: 'Delete a grant of this store, for a role below yours or a user you may manage (the store owner: any); it stops counting at once.' })
   @ApiResult(DeletedResponse)
   async delete(@Ctx() ctx: RequestContext, @Param() params: IdParam): Promise<Enveloped<unknown>> {
     await this.access.deleteGrant(principalOf(ctx), ctx.store!, params.id);

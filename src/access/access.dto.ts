@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsNotEmpty, IsOptional, IsString, IsUrl, IsUUID, Matches, MaxLength } from 'class-validator';
+import { IsBoolean, IsNotEmpty, IsOptional, IsString, IsUrl, IsUUID, Matches, MaxLength, ValidateBy } from 'class-validator';
 import { IsOmittable } from '../common/validation.js';
 import { PageQuery } from '../common/paging.js';
 import { PERMISSION_NAME } from '../config/access-settings.js';
@@ -24,11 +24,16 @@ export class CreateGrantInput {
   @Matches(PERMISSION_NAME, { message: 'permission must be a permission name' })
   permission: string;
 
-  @ApiPropertyOptional({ description: 'A role value (built-in or custom).' })
+  @ApiPropertyOptional({ oneOf: [{ type: 'string' }, { type: 'integer' }], description: 'A role value (built-in or custom; a number custom role as its number).' })
   @IsOptional()
-  @IsString()
-  @MaxLength(100)
-  roleId?: string;
+  @ValidateBy({
+    name: 'isRoleValue',
+    validator: {
+      validate: (v: unknown) => (typeof v === 'string' && v.length > 0 && v.length <= 100) || (typeof v === 'number' && Number.isSafeInteger(v)),
+      defaultMessage: () => 'roleId must be a role value',
+    },
+  })
+  roleId?: string | number;
 
   @ApiPropertyOptional()
   @IsOptional()
@@ -87,6 +92,19 @@ export class CreateMemberInput {
   userId: string;
 }
 
+// What PATCH may change on a membership: its group and its user; absent means unchanged.
+export class UpdateMemberInput {
+  @ApiPropertyOptional()
+  @IsOmittable()
+  @IsUUID()
+  groupId?: string;
+
+  @ApiPropertyOptional()
+  @IsOmittable()
+  @IsUUID()
+  userId?: string;
+}
+
 export class MemberQuery extends PageQuery {
   @ApiPropertyOptional({ description: 'Only this group\'s members.' })
   @IsOptional()
@@ -94,8 +112,9 @@ export class MemberQuery extends PageQuery {
   groupId?: string;
 }
 
-export function toGrantResponse(g: PermissionGrantEntity) {
-  return { id: g.id, storeId: g.storeId, permission: g.permission, roleId: g.roleId, userId: g.userId, groupId: g.groupId, objectId: g.objectId, canDo: g.canDo, ownerId: g.ownerId, createdAt: g.createdAt };
+// `roleValue` gives a stored role back as the settings declare it (a number custom role).
+export function toGrantResponse(g: PermissionGrantEntity, roleValue: (text: string) => string | number = (r) => r) {
+  return { id: g.id, storeId: g.storeId, permission: g.permission, roleId: g.roleId === null ? null : roleValue(g.roleId), userId: g.userId, groupId: g.groupId, objectId: g.objectId, canDo: g.canDo, ownerId: g.ownerId, createdAt: g.createdAt };
 }
 
 export function toGroupResponse(g: UserGroupEntity) {
@@ -130,7 +149,7 @@ export class PermissionGrantResponse {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ type: 'string', format: 'uuid', nullable: true, description: 'null: a SaaS-level grant, valid in every store.' }) storeId: string | null;
   @ApiProperty() permission: string;
-  @ApiProperty({ type: 'string', nullable: true }) roleId: string | null;
+  @ApiProperty({ oneOf: [{ type: 'string' }, { type: 'integer' }], nullable: true, description: 'A number custom role as its number.' }) roleId: string | number | null;
   @ApiProperty({ type: 'string', format: 'uuid', nullable: true }) userId: string | null;
   @ApiProperty({ type: 'string', format: 'uuid', nullable: true }) groupId: string | null;
   @ApiProperty({ type: 'string', nullable: true, description: 'Set: an exception for this one object.' }) objectId: string | null;

@@ -7,6 +7,7 @@ export const ACCESS_ERR_CODES = [
   'PermissionUnknown',
   'PermissionNotHeld',
   'PermissionGrantNotFound',
+  'GrantTargetNotManaged',
   'UserGroupsInactive',
   'UserGroupNotFound',
   'UserGroupMemberNotFound',

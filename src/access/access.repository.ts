@@ -94,6 +94,10 @@ export class AccessRepository {
     return this.members.findAndCount({ where: { storeId, ...(groupId && { groupId }) }, order: { createdAt: 'ASC', id: 'ASC' }, skip: page.offset, take: page.pageRowCount });
   }
 
+  updateMember(member: UserGroupMemberEntity): Promise<UserGroupMemberEntity> {
+    return this.members.save(member);
+  }
+
   async deleteMember(storeId: string, id: string): Promise<boolean> {
     const res = await this.members.delete({ storeId, id });
     return !!res.affected;

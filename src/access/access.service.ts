@@ -7,12 +7,13 @@ import { pageRequest, type PageQuery, type PageRequest } from '../common/paging.
 import type { RequestContext } from '../common/request-context.js';
 import { AppConfig } from '../config/app-config.js';
 import { ROOT_CODENAME, type StoreEntity } from '../store/store.entity.js';
-import { SAAS_ROLES } from '../user/roles.js';
+import { hasAdminRole, mayManage, rolesWithin, SAAS_ROLES, TENANT_ROLES } from '../user/roles.js';
+import type { UserEntity } from '../user/user.entity.js';
 import { UserService } from '../user/user.service.js';
-import type { CreateGrantInput, CreateGroupInput, CreateMemberInput, MemberQuery, UpdateGroupInput } from './access.dto.js';
+import type { CreateGrantInput, CreateGroupInput, CreateMemberInput, MemberQuery, UpdateGroupInput, UpdateMemberInput } from './access.dto.js';
 import type { PermissionGrantEntity, UserGroupEntity, UserGroupMemberEntity } from './access.entity.js';
 import { AccessRepository } from './access.repository.js';
-import { decide, decideWithExceptions, knownRoles, PermissionCatalogue, type AccessObject, type AccessPrincipal, type Decision } from './permissions.js';
+import { decideTogether, decideWithExceptions, knownRoles, PermissionCatalogue, roleText, roleValue, type AccessObject, type AccessPrincipal, type Decision } from './permissions.js';
 
 export type { AccessObject, AccessPrincipal } from './permissions.js';
 
@@ -20,10 +21,11 @@ export type { AccessObject, AccessPrincipal } from './permissions.js';
 export function principalOf(ctx: RequestContext): AccessPrincipal {
   if (ctx.machine) return { kind: 'machine', machine: ctx.machine, storeId: ctx.store?.id, roles: [] };
   const s = ctx.session!;
-  return { kind: s.principal === 'apiKey' ? 'apiKey' : 'user', storeId: s.storeId, userId: s.userId, roles: s.roles };
+  if (s.principal === 'apiKey') return { kind: 'apiKey', storeId: s.storeId, userId: s.userId, roles: s.roles, permissions: s.permissions ?? [] };
+  return { kind: 'user', storeId: s.storeId, userId: s.userId, roles: s.roles };
 }
 
-const SAAS_ADMINS: readonly string[] = [SAAS_ROLES.superAdmin, SAAS_ROLES.saasAdmin];
+const SAAS_ADMINS: readonly string[] = [SAAS_ROLES.superAdmin, SAAS_ROLES.saasAdmin, 'admin']; // admin: a single-tenant deployment's root is its organisation
 
 // Permission decisions, grants and user groups. Every decision reads the grants afresh: nothing
 // about an allow is cached, so a new or deleted grant counts on every replica at the next request.
@@ -39,6 +41,9 @@ export class AccessService implements OnModuleInit {
     private readonly clock: Clock,
   ) {}
 
+  // A stored role back as the settings declare it (a number custom role as its number).
+  readonly roleOut = (text: string): string | number => roleValue(this.config.settings, text);
+
   // Checked at init, not in the constructor, so that a ConfigError lets createApp close what it
   // opened.
   onModuleInit(): void {
@@ -46,19 +51,24 @@ export class AccessService implements OnModuleInit {
   }
 
   // The one check, for routes (`@Authenticated({ permission })`) and for objects in services.
+  // An API key's answer is its own and its creator's together: the creator as it is now (its
+  // roles, its grants, its denies), so a key never holds what its creator does not.
   async can(principal: AccessPrincipal, permission: string, object?: AccessObject): Promise<boolean> {
-    return decide(this.catalogue, principal, permission, await this.grantsOf(principal, permission), object);
+    const parties = await this.parties(principal);
+    return decideTogether(this.catalogue, parties, permission, await this.grantsOf(parties, permission), object);
   }
 
   async decision(principal: AccessPrincipal, permission: string): Promise<Decision> {
     if (!this.catalogue.isKnown(permission)) throw new AppError('PermissionUnknown', `no permission "${permission}"`);
-    return decideWithExceptions(this.catalogue, principal, permission, await this.grantsOf(principal, permission));
+    const parties = await this.parties(principal);
+    return decideWithExceptions(this.catalogue, parties, permission, await this.grantsOf(parties, permission));
   }
 
   // Every known permission with the caller's answer, for a UI.
   async effective(principal: AccessPrincipal): Promise<({ permission: string } & Decision)[]> {
-    const grants = await this.grantsOf(principal);
-    return [...this.catalogue.names].map((permission) => ({ permission, ...decideWithExceptions(this.catalogue, principal, permission, grants) }));
+    const parties = await this.parties(principal);
+    const grants = await this.grantsOf(parties);
+    return [...this.catalogue.names].map((permission) => ({ permission, ...decideWithExceptions(this.catalogue, parties, permission, grants) }));
   }
 
   // The permissions a list response reports in `uiPermissions`.
@@ -67,26 +77,41 @@ export class AccessService implements OnModuleInit {
     return (await this.effective(principal)).filter((d) => d.canDo).map((d) => d.permission);
   }
 
-  private async grantsOf(principal: AccessPrincipal, permission?: string): Promise<PermissionGrantEntity[]> {
-    if (principal.kind === 'machine' || !principal.storeId || !this.config.settings.pbacIsActive) return [];
-    return this.repo.grantsFor(principal.storeId, principal, permission);
+  // Who must agree on an answer: the caller; for an API key also its creator as it is now (a
+  // deactivated or deleted creator: nobody, so nothing is allowed).
+  private async parties(principal: AccessPrincipal): Promise<AccessPrincipal[]> {
+    if (principal.kind !== 'apiKey') return [principal];
+    const creator = principal.storeId && principal.userId ? await this.users.findById(principal.storeId, principal.userId) : null;
+    if (!creator?.isActive) return [];
+    return [principal, { kind: 'user', storeId: principal.storeId, userId: creator.id, roles: creator.roles }];
   }
 
-  // Grants: a store's admins in their store, SaaS admins at root (SaaS level). Nobody grants or
-  // denies a permission it does not hold itself.
+  private async grantsOf(parties: readonly AccessPrincipal[], permission?: string): Promise<PermissionGrantEntity[]> {
+    const [principal] = parties;
+    if (!principal || principal.kind === 'machine' || !principal.storeId || !this.config.settings.pbacIsActive) return [];
+    const roles = [...new Set(parties.flatMap((p) => p.roles))];
+    return this.repo.grantsFor(principal.storeId, { userId: principal.userId, roles }, permission);
+  }
+
+  // Grants: a store's admins in their store, SaaS admins at root (SaaS level), over principals
+  // they outrank only (see assertOutranksTarget). Nobody grants or denies a permission it does
+  // not hold itself.
   async createGrant(principal: AccessPrincipal, store: StoreEntity, input: CreateGrantInput): Promise<PermissionGrantEntity> {
     if (!this.catalogue.isKnown(input.permission)) throw new AppError('PermissionUnknown', `no permission "${input.permission}"`);
     const subjects = [input.roleId, input.userId, input.groupId].filter((v) => v !== undefined);
     if (subjects.length > 1) throw new AppError('ValidationFailed', 'give at most one of roleId, userId, groupId');
-    if (!(await this.can(principal, input.permission))) throw new AppError('PermissionNotHeld', `you do not hold "${input.permission}"`);
-    if (input.roleId !== undefined && !knownRoles(this.config.settings).has(input.roleId)) throw new AppError('ValidationFailed', `roleId: unknown role "${input.roleId}"`);
-    if (input.userId !== undefined && !(await this.users.findById(store.id, input.userId))) throw new AppError('UserNotFound', 'no such user in this store');
+    const roleId = input.roleId === undefined ? null : roleText(this.config.settings, input.roleId);
+    if (roleId === undefined) throw new AppError('ValidationFailed', `roleId: unknown role "${input.roleId}"`);
+    const user = input.userId === undefined ? null : await this.users.findById(store.id, input.userId);
+    if (input.userId !== undefined && !user) throw new AppError('UserNotFound', 'no such user in this store');
     if (input.groupId !== undefined && !(await this.repo.findVisibleGroup(this.groupScope(store), input.groupId))) throw new AppError('UserGroupNotFound', 'no such group');
+    await this.assertOutranksTarget(principal, store, { roleId, user, groupId: input.groupId ?? null });
+    if (!(await this.can(principal, input.permission))) throw new AppError('PermissionNotHeld', `you do not hold "${input.permission}"`);
     return this.repo.insertGrant({
       id: randomUUID(),
       storeId: grantScope(store),
       permission: input.permission,
-      roleId: input.roleId ?? null,
+      roleId,
       userId: input.userId ?? null,
       groupId: input.groupId ?? null,
       objectId: input.objectId ?? null,
@@ -102,12 +127,48 @@ export class AccessService implements OnModuleInit {
     return [rows, total, page];
   }
 
-  // Deleting a grant (a deny above all) is granting too: only by one who holds the permission.
-  async deleteGrant(principal: AccessPrincipal, store: StoreEntity, id: string): Promise<void> {
+  async getGrant(_principal: AccessPrincipal, store: StoreEntity, id: string): Promise<PermissionGrantEntity> {
     const grant = await this.repo.findGrant(grantScope(store), id);
     if (!grant) throw new AppError('PermissionGrantNotFound', 'no such grant in this store');
-    if (!(await this.can(principal, grant.permission))) throw new AppError('PermissionNotHeld', `you do not hold "${grant.permission}"`);
+    return grant;
+  }
+
+  // Deleting a grant takes the right to manage grants (the route's admin roles) and rank over
+  // its target, not the permission itself: a deny is lifted by whoever outranks the denied, and
+  // the store's owner lifts any.
+  async deleteGrant(principal: AccessPrincipal, store: StoreEntity, id: string): Promise<void> {
+    const grant = await this.getGrant(principal, store, id);
+    const user = grant.userId === null ? null : await this.users.findById(store.id, grant.userId);
+    // a grant to a user who is gone protects nobody
+    if (grant.userId === null || user) await this.assertOutranksTarget(principal, store, { roleId: grant.roleId, user, groupId: grant.groupId });
     await this.repo.deleteGrant(grant.storeId, grant.id);
+  }
+
+  // Grants are made and deleted only over principals one outranks, so that nobody locks out
+  // those above it: a role strictly below one's own (custom roles are below every admin role;
+  // SaaS admins outrank the tenant roles; a super administrator every role but its own), a user
+  // one may manage other than oneself (the user-management rule), a group in one's scope. A grant
+  // to the whole store reaches its owner: only the owner or a super administrator. The store's
+  // owner (with its login) manages every grant of its store.
+  private async assertOutranksTarget(principal: AccessPrincipal, store: StoreEntity, target: { roleId: string | null; user: UserEntity | null; groupId: string | null }): Promise<void> {
+    if (principal.kind === 'user' && store.ownerId !== null && principal.userId === store.ownerId) return;
+    const superAdmin = principal.roles.includes(SAAS_ROLES.superAdmin);
+    let ok: boolean;
+    if (target.roleId !== null) ok = this.rolesBelow(principal.roles).has(target.roleId);
+    else if (target.user) ok = target.user.id !== principal.userId && mayManage({ userId: principal.userId!, roles: principal.roles }, target.user);
+    else if (target.groupId !== null) ok = true;
+    else ok = superAdmin;
+    if (!ok) throw new AppError('GrantTargetNotManaged', 'grants are managed only for roles below yours and users you may manage (the whole store: its owner)');
+  }
+
+  private rolesBelow(roles: readonly string[]): Set<string> {
+    const settings = this.config.settings;
+    if (roles.includes(SAAS_ROLES.superAdmin)) return new Set([...knownRoles(settings)].filter((r) => r !== SAAS_ROLES.superAdmin));
+    const below = new Set(roles.flatMap((r) => [...rolesWithin([r])].filter((lesser) => lesser !== r)));
+    if (roles.includes(SAAS_ROLES.saasAdmin)) for (const r of Object.values(TENANT_ROLES)) below.add(r);
+    if (hasAdminRole(roles)) for (const r of settings.customRoles) below.add(String(r.value));
+    for (const r of roles) below.delete(r);
+    return below;
   }
 
   // Groups: with `userGroupsInTenantLevel` a store's admins manage the store's groups; global
@@ -153,12 +214,31 @@ export class AccessService implements OnModuleInit {
     await this.repo.deleteGroup(group.storeId, group.id);
   }
 
-  // A store's admins add the store's own users, to its groups or to global ones.
+  // A store's admins add the store's own users whom they may manage (the user-management rule),
+  // to its groups or to global ones.
   async createMember(principal: AccessPrincipal, store: StoreEntity, input: CreateMemberInput): Promise<UserGroupMemberEntity> {
-    const group = await this.getGroup(principal, store, input.groupId);
-    if (!(await this.users.findById(store.id, input.userId))) throw new AppError('UserNotFound', 'no such user in this store');
+    const group = await this.memberGroupAndUser(principal, store, input.groupId, input.userId);
     if (await this.repo.findMembership(store.id, group.id, input.userId)) throw new AppError('UserGroupMemberExists', 'the user is already in the group');
     return this.repo.insertMember({ id: randomUUID(), storeId: store.id, groupId: group.id, userId: input.userId, ownerId: principal.userId!, createdAt: this.clock.now() });
+  }
+
+  // A membership moves to another group or user under the rules of adding one.
+  async updateMember(principal: AccessPrincipal, store: StoreEntity, id: string, input: UpdateMemberInput): Promise<UserGroupMemberEntity> {
+    const member = await this.getMember(principal, store, id);
+    const groupId = input.groupId ?? member.groupId;
+    const userId = input.userId ?? member.userId;
+    const group = await this.memberGroupAndUser(principal, store, groupId, userId);
+    const existing = await this.repo.findMembership(store.id, group.id, userId);
+    if (existing && existing.id !== member.id) throw new AppError('UserGroupMemberExists', 'the user is already in the group');
+    return this.repo.updateMember({ ...member, groupId: group.id, userId });
+  }
+
+  private async memberGroupAndUser(principal: AccessPrincipal, store: StoreEntity, groupId: string, userId: string): Promise<UserGroupEntity> {
+    const group = await this.getGroup(principal, store, groupId);
+    const user = await this.users.findById(store.id, userId);
+    if (!user) throw new AppError('UserNotFound', 'no such user in this store');
+    if (!mayManage({ userId: principal.userId!, roles: principal.roles }, user)) throw new AppError('Forbidden', 'this user is managed only by a super administrator');
+    return group;
   }
 
   async listMembers(_principal: AccessPrincipal, store: StoreEntity, query: MemberQuery): Promise<[UserGroupMemberEntity[], number, PageRequest]> {

@@ -3,14 +3,16 @@ import type { ServiceSettings } from '../config/settings.js';
 import { ConfigError } from '../config/env.js';
 import { SAAS_ROLES, SINGLE_TENANT_ROLES, TENANT_ROLES } from '../user/roles.js';
 
-// Who asks. An API key acts as its creator with the key's roles (never more than the creator's);
-// a machine token carries the permissions its service is given in settings.
+// Who asks. An API key acts as its creator with the key's roles, limited to the key's
+// `permissions` when it lists any, and never beyond what its creator holds now; a machine token
+// carries the permissions its service is given in settings.
 export interface AccessPrincipal {
   kind: 'user' | 'apiKey' | 'machine';
   storeId?: string;
   userId?: string;
   roles: readonly string[];
   machine?: string;
+  permissions?: readonly string[];
 }
 
 // The object of an object-level check: its kind (an attributeRules dataObject), id and fields.
@@ -33,9 +35,23 @@ export interface GrantLike {
 // Roles that pass every permission check.
 export const ABSOLUTE_ROLES: readonly string[] = [SAAS_ROLES.superAdmin];
 
-// Built-in and custom role values: what a role grant may name.
+const BUILT_IN_ROLES: ReadonlySet<string> = new Set<string>([...Object.values(SAAS_ROLES), ...Object.values(TENANT_ROLES), ...Object.values(SINGLE_TENANT_ROLES)]);
+
+// Built-in and custom role values in their text form (as users and grants hold them).
 export function knownRoles(settings: ServiceSettings): Set<string> {
-  return new Set<string>([...Object.values(SAAS_ROLES), ...Object.values(TENANT_ROLES), ...Object.values(SINGLE_TENANT_ROLES), ...settings.customRoles.map((r) => String(r.value))]);
+  return new Set<string>([...BUILT_IN_ROLES, ...settings.customRoles.map((r) => String(r.value))]);
+}
+
+// The text form of a role value given by a client, when it names a role as declared (a number
+// custom role is named by the number, not by its text).
+export function roleText(settings: ServiceSettings, given: unknown): string | undefined {
+  const declared = typeof given === 'number' ? settings.customRoles.some((r) => r.value === given) : typeof given === 'string' && (BUILT_IN_ROLES.has(given) || settings.customRoles.some((r) => r.value === given));
+  return declared ? String(given) : undefined;
+}
+
+// A stored role back as the settings declare it: a number custom role as its number.
+export function roleValue(settings: ServiceSettings, text: string): string | number {
+  return settings.customRoles.find((r) => typeof r.value === 'number' && String(r.value) === text)?.value ?? text;
 }
 
 type Rule = { name: string; dataObject: string; permissions: string[]; where: (vars: Record<string, unknown>) => unknown };
@@ -169,6 +185,21 @@ export function decide(catalogue: PermissionCatalogue, principal: AccessPrincipa
   return !!object && s.permissionTypes.attributeBased && catalogue.attribute(principal, permission, object);
 }
 
+// A role grant reaches a party through the party's own roles only; the other grants were read
+// for its user, its groups and its store.
+function reaches(g: GrantLike, party: AccessPrincipal): boolean {
+  return g.roleId === null || party.roles.includes(g.roleId);
+}
+
+// The answer when several parties must agree: for an API key, the key (its roles, its permission
+// list) and its creator as it is now, so a deny on either reaches the key. No party: denied.
+export function decideTogether(catalogue: PermissionCatalogue, parties: readonly AccessPrincipal[], permission: string, grants: readonly GrantLike[], object?: AccessObject): boolean {
+  return (
+    parties.length > 0 &&
+    parties.every((p) => (!p.permissions?.length || p.permissions.includes(permission)) && decide(catalogue, p, permission, grants.filter((g) => reaches(g, p)), object))
+  );
+}
+
 function typeActive(s: ServiceSettings, g: GrantLike): boolean {
   const t = s.permissionTypes;
   if (g.objectId !== null && !t.objectBased) return false;
@@ -179,11 +210,11 @@ function typeActive(s: ServiceSettings, g: GrantLike): boolean {
 }
 
 // The general answer and the objects that are exceptions to it.
-export function decideWithExceptions(catalogue: PermissionCatalogue, principal: AccessPrincipal, permission: string, grants: readonly GrantLike[]): Decision {
-  const canDo = decide(catalogue, principal, permission, grants);
+export function decideWithExceptions(catalogue: PermissionCatalogue, parties: readonly AccessPrincipal[], permission: string, grants: readonly GrantLike[]): Decision {
+  const canDo = decideTogether(catalogue, parties, permission, grants);
   const ids = [...new Set(grants.filter((g) => g.permission === permission && g.objectId !== null).map((g) => g.objectId!))];
   const exceptions = ids
-    .map((objectId) => ({ objectId, canDo: decide(catalogue, principal, permission, grants, { dataObject: '', id: objectId }) }))
+    .map((objectId) => ({ objectId, canDo: decideTogether(catalogue, parties, permission, grants, { dataObject: '', id: objectId }) }))
     .filter((e) => e.canDo !== canDo);
   return { canDo, exceptions };
 }

@@ -6,7 +6,7 @@ import { PageQuery, paging } from '../common/paging.js';
 import { Authenticated, USER_OR_API_KEY } from '../common/policy.js';
 import { Ctx, type RequestContext } from '../common/request-context.js';
 import { ADMIN_ROLES } from '../user/roles.js';
-import { CreateGroupInput, CreateMemberInput, IdParam, MemberQuery, toGroupResponse, toMemberResponse, UpdateGroupInput, UserGroupMemberResponse, UserGroupResponse } from './access.dto.js';
+import { CreateGroupInput, CreateMemberInput, IdParam, MemberQuery, toGroupResponse, toMemberResponse, UpdateGroupInput, UpdateMemberInput, UserGroupMemberResponse, UserGroupResponse } from './access.dto.js';
 import { AccessService, principalOf } from './access.service.js';
 
 const ADMINS = { principals: USER_OR_API_KEY, roles: ADMIN_ROLES };
@@ -67,7 +67,7 @@ export class UserGroupController {
   @Authenticated(ADMINS)
   @HttpCode(HttpStatus.CREATED)
   @Envelope({ dataName: 'userGroupMember', action: 'create' })
-  @ApiOperation({ summary: 'Add a user of this store to a group of this store or a global group.' })
+  @ApiOperation({ summary: 'Add a user of this store whom you may manage to a group of this store or a global group.' })
   @ApiResult(UserGroupMemberResponse)
   async addMember(@Ctx() ctx: RequestContext, @Body() input: CreateMemberInput): Promise<Enveloped<unknown>> {
     return { data: toMemberResponse(await this.access.createMember(principalOf(ctx), ctx.store!, input)) };
@@ -89,6 +89,15 @@ export class UserGroupController {
   @ApiResult(UserGroupMemberResponse)
   async member(@Ctx() ctx: RequestContext, @Param() params: IdParam): Promise<Enveloped<unknown>> {
     return { data: toMemberResponse(await this.access.getMember(principalOf(ctx), ctx.store!, params.id)) };
+  }
+
+  @Patch('usergroupmembers/:id')
+  @Authenticated(ADMINS)
+  @Envelope({ dataName: 'userGroupMember', action: 'update' })
+  @ApiOperation({ summary: 'Move a membership to another group or user, under the rules of adding one.' })
+  @ApiResult(UserGroupMemberResponse)
+  async updateMember(@Ctx() ctx: RequestContext, @Param() params: IdParam, @Body() input: UpdateMemberInput): Promise<Enveloped<unknown>> {
+    return { data: toMemberResponse(await this.access.updateMember(principalOf(ctx), ctx.store!, params.id, input)) };
   }
 
   @Delete('usergroupmembers/:id')

@@ -16,13 +16,13 @@ export class CreateApiKeyInput {
   @IsDate()
   expiresAt?: Date;
 
-  @ApiPropertyOptional({ description: 'Roles the key acts with: yours, or lesser roles of your level (a tenantOwner may make a tenantUser key). Yours, when absent.' })
+  @ApiPropertyOptional({ description: 'Roles the key acts with: yours, or lesser roles of your level (a tenantOwner may make a tenantUser key). Yours, when absent. Whatever its roles, a key\'s permissions never exceed what you hold at the time of use.' })
   @IsOptional()
   @IsString({ each: true })
   @ArrayMaxSize(20)
   roles?: string[];
 
-  @ApiPropertyOptional({ description: 'Permissions the key acts with: a subset of yours.' })
+  @ApiPropertyOptional({ description: 'Permissions the key acts with: a subset of what you hold now (400 PermissionUnknown / ApiKeyPermissionNotHeld otherwise); the key is then limited to them. All of yours, when absent or empty.' })
   @IsOptional()
   @IsString({ each: true })
   @ArrayMaxSize(50)
@@ -61,6 +61,7 @@ export class ApiKeySession {
   @ApiProperty({ type: 'string', nullable: true }) fullname: string | null;
   @ApiProperty({ format: 'date-time' }) expiresAt: string;
   @ApiProperty({ enum: ['apiKey'] }) principal: 'apiKey';
+  @ApiProperty({ type: [String], description: 'The permissions the key is limited to; empty: its creator\'s.' }) permissions: string[];
 }
 
 export class ValidateApiKeyResponse {

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccessModule } from '../access/access.module.js';
 import { createTtlCache } from '../cache/ttl-cache.js';
 import { AppConfig } from '../config/app-config.js';
 import { REDIS, type OptionalRedis } from '../redis/redis.module.js';
@@ -7,7 +8,7 @@ import { ApiKeyController } from './api-key.controller.js';
 import { API_KEY_CACHE, ApiKeyService } from './api-key.service.js';
 
 @Module({
-  imports: [UserModule],
+  imports: [UserModule, AccessModule],
   controllers: [ApiKeyController],
   providers: [
     ApiKeyService,

@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { AccessService } from '../access/access.service.js';
 import type { TtlCache } from '../cache/ttl-cache.js';
 import { Clock, DAY_MS } from '../clock/clock.js';
 import { AppError } from '../common/errors.js';
@@ -33,6 +34,7 @@ export class ApiKeyService {
     private readonly clock: Clock,
     private readonly config: AppConfig,
     private readonly events: DomainEvents,
+    private readonly access: AccessService,
   ) {
     this.keyPrefix = `sk_${config.env.PROJECT_CODENAME}_`;
   }
@@ -48,8 +50,14 @@ export class ApiKeyService {
     const within = rolesWithin(actor.roles);
     const beyond = roles.filter((r) => !within.has(r));
     if (beyond.length || !roles.length) throw new AppError('RoleNotAssignable', `a key cannot have roles you do not have (${beyond.join(', ') || 'none given'})`);
-    // No permission is granted to users yet, so a key cannot carry one.
-    if (input.permissions?.length) throw new AppError('RoleNotAssignable', 'a key cannot have permissions you do not have');
+    // A key limited to some permissions: each one its creator holds now.
+    const permissions = [...new Set(input.permissions ?? [])];
+    const unknown = permissions.filter((p) => !this.access.catalogue.isKnown(p));
+    if (unknown.length) throw new AppError('PermissionUnknown', `no permission "${unknown[0]}"`);
+    const creator = { kind: 'user' as const, storeId: actor.storeId, userId: actor.userId, roles: actor.roles };
+    const held = await Promise.all(permissions.map((p) => this.access.can(creator, p)));
+    const missing = permissions.filter((_p, i) => !held[i]);
+    if (missing.length) throw new AppError('ApiKeyPermissionNotHeld', `a key cannot have permissions you do not hold (${missing.join(', ')})`);
     if (input.expiresAt && input.expiresAt <= this.clock.now()) throw new AppError('ValidationFailed', 'expiresAt must be in the future');
 
     const key = this.keyPrefix + randomBytes(24).toString('hex');
@@ -61,7 +69,7 @@ export class ApiKeyService {
       prefix: key.slice(0, this.keyPrefix.length + 6),
       keyHash: hashApiKey(key),
       roles: [...new Set(roles)],
-      permissions: [],
+      permissions,
       expiresAt: input.expiresAt ?? null,
       lastUsedAt: null,
       createdAt: this.clock.now(),
@@ -126,6 +134,7 @@ export class ApiKeyService {
       fullname: owner.fullname,
       expiresAt: expiresAt.toISOString(),
       principal: 'apiKey',
+      permissions: record.permissions,
     };
     await this.cache.set(hash, session, expiresAt.getTime() - now.getTime());
     // Written once per validation (a day), not per request.

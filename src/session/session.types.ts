@@ -15,6 +15,9 @@ export interface SessionData {
   sessionNeedsMobile2FA?: boolean;
   // How the caller authenticated: a login (default) or an API key (sessionId is the key's id).
   principal?: 'user' | 'apiKey';
+  // An API key made with a list of permissions acts with those only (and never beyond its
+  // creator's); absent or empty: all of its creator's.
+  permissions?: string[];
   // The single sign-on provider's user id, when the session began there.
   ssoUserId?: string;
 }

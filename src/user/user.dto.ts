@@ -73,9 +73,11 @@ export interface UserView {
   hasMobile: boolean;
   namePair: boolean;
   multipleRoles: boolean;
+  // Number custom roles in their text form: given back as numbers.
+  numberRoles?: ReadonlySet<string>;
 }
 
-const ROLE_ID = { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], description: 'A role, or the list of roles when `usersHaveMultipleRoles`.' };
+const ROLE_ID = { oneOf: [{ type: 'string' }, { type: 'integer' }, { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'integer' }] } }], description: 'A role, or the list of roles when `usersHaveMultipleRoles` (a number custom role as its number).' };
 
 // The user as clients see it (OpenAPI). Which identifier and name fields appear depends on the
 // settings; custom user properties appear beside them.
@@ -99,6 +101,10 @@ export class UserResponse {
   @ApiPropertyOptional({ description: 'Preferred language of notifications (BCP 47), once chosen.' }) language?: string;
 }
 
+function roleOut(view: UserView, role: string): string | number {
+  return view.numberRoles?.has(role) ? Number(role) : role;
+}
+
 // The user as clients see it: never the password hash.
 export function toUserResponse(user: UserEntity, view: UserView): Record<string, unknown> {
   return {
@@ -106,7 +112,7 @@ export function toUserResponse(user: UserEntity, view: UserView): Record<string,
     ...(view.hasEmail && { email: user.email, emailVerified: user.emailVerified }),
     ...(view.namePair ? { name: user.name, surname: user.surname } : { fullname: user.fullname }),
     avatar: user.avatar,
-    roleId: view.multipleRoles ? user.roles : user.roles[0],
+    roleId: view.multipleRoles ? user.roles.map((r) => roleOut(view, r)) : roleOut(view, user.roles[0]),
     ...(view.hasMobile && { mobile: user.mobile, mobileVerified: user.mobileVerified }),
     ...user.customData,
     storeId: user.storeId,

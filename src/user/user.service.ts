@@ -44,6 +44,7 @@ export class UserService implements OnModuleInit {
       hasMobile: this.presence.mobile !== 'absent',
       namePair: s.userNameType === 'asNamePair',
       multipleRoles: s.usersHaveMultipleRoles,
+      numberRoles: new Set(s.customRoles.filter((r) => typeof r.value === 'number').map((r) => String(r.value))),
     };
   }
 
