@@ -47,10 +47,11 @@ const ROUTES = [
   { method: 'DELETE', path: '/auth-api/v1/apikeys/:id', policy: 'authenticated(user)' },
   { method: 'GET', path: '/auth-api/v1/briefstores', policy: 'public' },
   // grants: store admins in their store, SaaS admins at root; never a permission the caller
-  // does not hold (checked in the service)
+  // does not hold, only over roles and users it outranks (checked in the service)
   { method: 'GET', path: '/auth-api/v1/permissiongrants', policy: `authenticated(user,apiKey) ${ADMINS}` },
   { method: 'POST', path: '/auth-api/v1/permissiongrants', policy: `authenticated(user,apiKey) ${ADMINS}` },
   { method: 'DELETE', path: '/auth-api/v1/permissiongrants/:id', policy: `authenticated(user,apiKey) ${ADMINS}` },
+  { method: 'GET', path: '/auth-api/v1/permissiongrants/:id', policy: `authenticated(user,apiKey) ${ADMINS}` },
   { method: 'POST', path: '/auth-api/v1/registerstoreowner', policy: 'public' },
   { method: 'POST', path: '/auth-api/v1/registerstoreuser', policy: 'public' },
   // the targeted store's own settings (language), by its administrators
@@ -60,6 +61,7 @@ const ROUTES = [
   { method: 'POST', path: '/auth-api/v1/usergroupmembers', policy: `authenticated(user,apiKey) ${ADMINS}` },
   { method: 'DELETE', path: '/auth-api/v1/usergroupmembers/:id', policy: `authenticated(user,apiKey) ${ADMINS}` },
   { method: 'GET', path: '/auth-api/v1/usergroupmembers/:id', policy: `authenticated(user,apiKey) ${ADMINS}` },
+  { method: 'PATCH', path: '/auth-api/v1/usergroupmembers/:id', policy: `authenticated(user,apiKey) ${ADMINS}` },
   { method: 'GET', path: '/auth-api/v1/usergroups', policy: `authenticated(user,apiKey) ${ADMINS}` },
   { method: 'POST', path: '/auth-api/v1/usergroups', policy: `authenticated(user,apiKey) ${ADMINS}` },
   { method: 'DELETE', path: '/auth-api/v1/usergroups/:id', policy: `authenticated(user,apiKey) ${ADMINS}` },

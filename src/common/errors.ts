@@ -27,6 +27,9 @@ export const ERROR_CATALOGUE = {
   RootLevelOnly: { status: HttpStatus.FORBIDDEN, message: 'errMsg_RootLevelOnly' },
   StoreLevelOnly: { status: HttpStatus.FORBIDDEN, message: 'errMsg_StoreLevelOnly' },
   TenantRegisterNotPublic: { status: HttpStatus.FORBIDDEN, message: 'errMsg_TenantRegisterNotPublic' },
+  // single-tenant deployments (settings.tenancy): one organisation, no stores to register or target
+  StoreRegistrationUnavailable: { status: HttpStatus.NOT_FOUND, message: 'errMsg_StoreRegistrationUnavailable' },
+  StoreTargetingUnavailable: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_StoreTargetingUnavailable' },
   // users and identifiers
   DuplicateIdentifier: { status: HttpStatus.CONFLICT, message: 'errMsg_DuplicateIdentifier' },
   IdentifierRequired: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_IdentifierRequired' },
@@ -45,6 +48,7 @@ export const ERROR_CATALOGUE = {
   MachineClientNotAllowed: { status: HttpStatus.FORBIDDEN, message: 'errMsg_MachineClientNotAllowed' },
   SessionNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_SessionNotFound' },
   KeyNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_KeyNotFound' },
+  ApiKeyPermissionNotHeld: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_ApiKeyPermissionNotHeld' },
   // user management
   UserNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_UserNotFound' },
   RoleNotAssignable: { status: HttpStatus.FORBIDDEN, message: 'errMsg_RoleNotAssignable' },
@@ -56,6 +60,9 @@ export const ERROR_CATALOGUE = {
   SocialRedirectNotAllowed: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_SocialRedirectNotAllowed' },
   SocialCodeInvalid: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_SocialCodeInvalid' },
   SsoNotConfigured: { status: HttpStatus.NOT_FOUND, message: 'errMsg_SsoNotConfigured' },
+  // remote sessions (src/remote-session/remote-session.errors.ts)
+  RemoteSessionEnded: { status: HttpStatus.UNAUTHORIZED, message: 'errMsg_RemoteSessionEnded' },
+  RemoteSessionUnavailable: { status: HttpStatus.SERVICE_UNAVAILABLE, message: 'errMsg_RemoteSessionUnavailable' },
 
   // verification flows and the second-factor gate (src/verification/verification.errors.ts)
   EmailTwoFactorNeeded: { status: HttpStatus.FORBIDDEN, message: 'errMsg_EmailTwoFactorNeeded' },
@@ -71,6 +78,8 @@ export const ERROR_CATALOGUE = {
   FileNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_FileNotFound' },
   // event channel
   SubscriptionNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_SubscriptionNotFound' },
+  SessionChanged: { status: HttpStatus.UNAUTHORIZED, message: 'errMsg_SessionChanged' },
+  EventReaderTooSlow: { status: HttpStatus.TOO_MANY_REQUESTS, message: 'errMsg_EventReaderTooSlow' },
   // outbound realtime channel (src/realtime/realtime.errors.ts)
   RealtimeChannelDisabled: { status: HttpStatus.NOT_FOUND, message: 'errMsg_RealtimeChannelDisabled' },
   RealtimeInvalidChannel: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeInvalidChannel' },
@@ -90,6 +99,7 @@ export const ERROR_CATALOGUE = {
   PermissionUnknown: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_PermissionUnknown' },
   PermissionNotHeld: { status: HttpStatus.FORBIDDEN, message: 'errMsg_PermissionNotHeld' },
   PermissionGrantNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_PermissionGrantNotFound' },
+  GrantTargetNotManaged: { status: HttpStatus.FORBIDDEN, message: 'errMsg_GrantTargetNotManaged' },
   UserGroupsInactive: { status: HttpStatus.NOT_FOUND, message: 'errMsg_UserGroupsInactive' },
   UserGroupNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_UserGroupNotFound' },
   UserGroupMemberNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_UserGroupMemberNotFound' },

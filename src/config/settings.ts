@@ -14,6 +14,7 @@ import {
   Matches,
   Max,
   Min,
+  ValidateBy,
   ValidateNested,
   validateSync,
   type ValidationError,
@@ -26,17 +27,22 @@ import { VerificationSettings } from './verification-settings.js';
 import { projectPath } from './project-path.js';
 import { RealtimeChannelSettings } from './realtime-settings.js';
 import { SocialLoginSettings, SsoSettings } from './social-settings.js';
+import { RemoteSessionSettings } from '../remote-session/remote-session.settings.js';
 
 export const PRIMARY_IDENTIFIERS = ['email', 'mobile', 'emailOrMobile'] as const;
 export const SECONDARY_PRESENCES = ['none', 'optional', 'required'] as const;
 export const DUAL_REGISTRATIONS = ['atLeastOne', 'both'] as const;
 export const USER_NAME_TYPES = ['asFullname', 'asNamePair'] as const;
 export const CUSTOM_PROPERTY_TYPES = ['string', 'number', 'boolean'] as const;
+// multi: stores are tenants. single: one organisation (the root store), roles superAdmin, admin
+// and user, no store registration and no store targeting.
+export const TENANCY_MODES = ['multi', 'single'] as const;
 
 export type PrimaryLoginIdentifier = (typeof PRIMARY_IDENTIFIERS)[number];
 export type SecondaryIdentifierPresence = (typeof SECONDARY_PRESENCES)[number];
 export type DualIdentifierRegistration = (typeof DUAL_REGISTRATIONS)[number];
 export type UserNameType = (typeof USER_NAME_TYPES)[number];
+export type Tenancy = (typeof TENANCY_MODES)[number];
 
 export class CustomPropertySetting {
   @Matches(/^[A-Za-z][A-Za-z0-9_]{0,62}$/, { message: 'name must be an identifier (letters, digits, _)' })
@@ -55,12 +61,20 @@ export class CustomPropertySetting {
   maxLength = 255;
 }
 
+// A role value is an identifier or a whole number (the spec allows both); users and grants
+// hold it in its text form, responses give it back as declared.
 export class CustomRoleSetting {
   @IsString()
   name: string;
 
-  @Matches(/^[A-Za-z][A-Za-z0-9_-]{0,62}$/, { message: 'value must be a role identifier' })
-  value: string;
+  @ValidateBy({
+    name: 'isRoleValue',
+    validator: {
+      validate: (v: unknown) => (typeof v === 'string' && /^[A-Za-z][A-Za-z0-9_-]{0,62}$/.test(v)) || (typeof v === 'number' && Number.isSafeInteger(v)),
+      defaultMessage: () => 'value must be a role identifier or a whole number',
+    },
+  })
+  value: string | number;
 }
 
 export class RateLimitSetting {
@@ -236,6 +250,9 @@ export class SuperAdminDataItem {
 // The service settings file: behaviour, not infrastructure. Shipped defaults live in
 // config/settings.default.json; a file named by SERVICE_SETTINGS merges into them (see merge).
 export class ServiceSettings {
+  @IsIn(TENANCY_MODES)
+  tenancy: Tenancy;
+
   @IsIn(PRIMARY_IDENTIFIERS)
   primaryLoginIdentifier: PrimaryLoginIdentifier;
 
@@ -290,7 +307,7 @@ export class ServiceSettings {
 
   @ValidateNested({ each: true })
   @Type(() => CustomRoleSetting)
-  @ArrayUnique((r: CustomRoleSetting) => r.value, { message: 'customRoles values must be unique' })
+  @ArrayUnique((r: CustomRoleSetting) => String(r.value), { message: 'customRoles values must be unique (7 and "7" are the same role)' })
   customRoles: CustomRoleSetting[];
 
   // Permission-based access control (src/access): grants decide routes that declare a permission.
@@ -392,6 +409,12 @@ export class ServiceSettings {
   @ValidateNested()
   @Type(() => SsoSettings)
   sso: SsoSettings | null;
+
+  // Bearer tokens of a remote service and its sessions (remote-session.settings.ts), or null.
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => RemoteSessionSettings)
+  remoteSession: RemoteSessionSettings | null;
 
   // Event subscriptions (event-settings.ts): what clients may subscribe to over Socket.IO or SSE.
   @ValidateNested({ each: true })

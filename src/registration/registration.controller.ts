@@ -7,6 +7,7 @@ import { Public } from '../common/policy.js';
 import { Ctx, type RequestContext } from '../common/request-context.js';
 import { RateLimitedOutcomesPerIp } from '../rate-limit/rate-limit.js';
 import { StoreResponse, toStoreResponse } from '../store/store.dto.js';
+import { MultiTenantOnly } from '../tenancy/multi-tenant-only.guard.js';
 import { UserResponse } from '../user/user.dto.js';
 import { UserService } from '../user/user.service.js';
 import { VerificationGate } from '../verification/verification.gate.js';
@@ -26,9 +27,10 @@ export class RegistrationController {
   @Public()
   @RateLimitedOutcomesPerIp({ success: 'registration', failure: 'registrationFailures' })
   @AntiBotProtected()
+  @MultiTenantOnly()
   @HttpCode(HttpStatus.CREATED)
   @Envelope({ dataName: 'user', action: 'create' })
-  @ApiOperation({ summary: 'Register a new store and its owner (root level only).' })
+  @ApiOperation({ summary: 'Register a new store and its owner (root level only; not in a single-tenant deployment).' })
   @ApiResult(UserResponse, { store: StoreResponse })
   async registerStoreOwner(@Ctx() ctx: RequestContext, @Body() input: RegisterStoreOwnerInput): Promise<Enveloped<unknown>> {
     const { user, store } = await this.registration.registerStoreOwner(ctx.store!, input);
@@ -41,7 +43,7 @@ export class RegistrationController {
   @AntiBotProtected()
   @HttpCode(HttpStatus.CREATED)
   @Envelope({ dataName: 'user', action: 'create' })
-  @ApiOperation({ summary: 'Register a user in the targeted store.' })
+  @ApiOperation({ summary: 'Register a user in the targeted store (a single-tenant deployment: in its organisation, role user).' })
   @ApiResult(UserResponse)
   async registerStoreUser(@Ctx() ctx: RequestContext, @Body() input: RegisterStoreUserInput): Promise<Enveloped<unknown>> {
     const user = await this.registration.registerStoreUser(ctx.store!, input);

@@ -10,7 +10,7 @@ import { SocialService } from '../social/social.service.js';
 import { StoreInput } from '../store/store.dto.js';
 import { ROOT_CODENAME, type StoreEntity } from '../store/store.entity.js';
 import { StoreService } from '../store/store.service.js';
-import { TENANT_ROLES } from '../user/roles.js';
+import { levelRoles, TENANT_ROLES } from '../user/roles.js';
 import type { UserProfileInput } from '../user/user.dto.js';
 import type { UserEntity } from '../user/user.entity.js';
 import { UserService } from '../user/user.service.js';
@@ -66,12 +66,15 @@ export class RegistrationService implements OnModuleInit {
   }
 
   async registerStoreUser(target: StoreEntity, input: RegisterStoreUserInput): Promise<UserEntity> {
-    if (target.codename === ROOT_CODENAME) throw new AppError('StoreLevelOnly', 'users register in a store: target one with svc-store-codename');
+    // A single-tenant deployment registers its users in its one organisation, the root store.
+    const single = this.config.settings.tenancy === 'single';
+    if (target.codename === ROOT_CODENAME && !single) throw new AppError('StoreLevelOnly', 'users register in a store: target one with svc-store-codename');
     if (!target.isActive) throw new AppError('StoreInactive', `store "${target.codename}" is not active`);
-    if (!input.socialCode) return this.users.create({ storeId: target.id, roles: [TENANT_ROLES.tenantUser] }, input);
+    const roles = [levelRoles(this.config.settings.tenancy, target.codename === ROOT_CODENAME).user];
+    if (!input.socialCode) return this.users.create({ storeId: target.id, roles }, input);
     const user = await this.dataSource.transaction(async (manager) => {
       const social = (await this.withSocialProfile(target.id, input, manager))!;
-      const created = await this.users.insert({ storeId: target.id, roles: [TENANT_ROLES.tenantUser] }, social.prepared, manager);
+      const created = await this.users.insert({ storeId: target.id, roles }, social.prepared, manager);
       await social.link(target.id, created.id, manager);
       return created;
     });

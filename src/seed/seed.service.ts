@@ -28,8 +28,9 @@ interface AdminIdentity {
   mobile: string | null;
 }
 
-// Creates, once, what a deployment starts with: the root store, the super administrator and a
-// sample store whose owner logs in like the super administrator. Safe when replicas boot together.
+// Creates, once, what a deployment starts with: the root store, the super administrator and (not
+// in a single-tenant deployment) a sample store whose owner logs in like the super administrator.
+// Safe when replicas boot together.
 @Injectable()
 export class SeedService implements OnApplicationBootstrap {
   constructor(
@@ -67,8 +68,10 @@ export class SeedService implements OnApplicationBootstrap {
         admin = await this.users.insert({ storeId: root.id, roles: [SAAS_ROLES.superAdmin] }, this.withAvatar(fields), m);
         this.logger.info({ userId: admin.id }, 'super administrator created');
       }
+      // A single-tenant deployment is one organisation: no sample store beside it.
       const sample = this.config.settings.sampleStore;
-      if (sample.enabled && !(await this.stores.findByCodename(sample.codename, m))) {
+      const withSample = sample.enabled && this.config.settings.tenancy === 'multi';
+      if (withSample && !(await this.stores.findByCodename(sample.codename, m))) {
         const ownerId = randomUUID();
         const store = await this.stores.insertSeeded(sample, ownerId, m);
         const fields = { email: admin.email, mobile: admin.mobile, ...this.names(), passwordHash: admin.passwordHash, customData: {} };

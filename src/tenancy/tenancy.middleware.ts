@@ -1,6 +1,7 @@
 import { Injectable, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
 import { AppConfig } from '../config/app-config.js';
+import type { Tenancy } from '../config/settings.js';
 import { AppError } from '../common/errors.js';
 import type { ContextRequest } from '../common/request-context.js';
 import { ROOT_CODENAME } from '../store/store.entity.js';
@@ -18,7 +19,7 @@ export class TenancyMiddleware implements NestMiddleware {
 
   constructor(
     private readonly stores: StoreService,
-    config: AppConfig,
+    private readonly config: AppConfig,
   ) {
     this.header = `${config.env.PROJECT_CODENAME}-store-codename`;
   }
@@ -27,6 +28,7 @@ export class TenancyMiddleware implements NestMiddleware {
     if (UNTENANTED.test(req.path)) return next();
     try {
       const named = first(req.headers[this.header]) ?? first(req.query?._store) ?? first(req.body?._store);
+      refuseTargetingWhenSingle(this.config.settings.tenancy, named);
       const codename = named ?? ROOT_CODENAME;
       req.ctx.storeTargeted = named !== undefined;
       // Anything that cannot be a codename is unknown without asking the database.
@@ -37,6 +39,15 @@ export class TenancyMiddleware implements NestMiddleware {
       next(error);
     }
   }
+}
+
+// A single-tenant deployment has one organisation, the root store: naming `root` is the same as
+// naming none, and naming another store is a client built for stores, told so rather than
+// silently served the organisation's data.
+export function refuseTargetingWhenSingle(tenancy: Tenancy, named: unknown): void {
+  if (tenancy !== 'single' || named === undefined) return;
+  if (typeof named === 'string' && named.toLowerCase() === ROOT_CODENAME) return;
+  throw new AppError('StoreTargetingUnavailable', 'this deployment has one organisation: send no store codename (header or _store)');
 }
 
 function first(value: unknown): unknown {

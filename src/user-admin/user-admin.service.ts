@@ -9,7 +9,7 @@ import { DomainEvents } from '../events/domain-events.js';
 import { SessionService } from '../session/session.service.js';
 import type { SessionData } from '../session/session.types.js';
 import { ROOT_CODENAME, type StoreEntity } from '../store/store.entity.js';
-import { hasAdminRole, outranks, SAAS_ROLES, TENANT_ROLES } from '../user/roles.js';
+import { hasAdminRole, levelRoles, outranks, SAAS_ROLES } from '../user/roles.js';
 import { SYSTEM_USER_FIELDS } from '../user/user.dto.js';
 import type { UserEntity } from '../user/user.entity.js';
 import { PasswordHasher } from '../user/password.js';
@@ -38,17 +38,18 @@ export class UserAdminService implements OnModuleInit {
   }
 
   // POST /users: admins of the store (any role they may grant), or anyone when
-  // userRegisterIsPublic (tenantUser only). SaaS-level users only by superAdmin or saasAdmin.
+  // userRegisterIsPublic (the level's plain user role only). SaaS-level users only by superAdmin
+  // or saasAdmin; a single-tenant deployment's root store is its organisation, managed like a store.
   async create(actor: SessionData | undefined, store: StoreEntity, input: CreateUserInput): Promise<UserEntity> {
     const atRoot = store.codename === ROOT_CODENAME;
-    if (atRoot) {
+    if (atRoot && this.config.settings.tenancy === 'multi') {
       if (!actor) throw new AppError('Unauthorized', 'SaaS-level users are created by superAdmin or saasAdmin');
       if (!actor.roles.some((r) => SAAS_MANAGERS.includes(r))) throw new AppError('Forbidden', 'SaaS-level users are created by superAdmin or saasAdmin');
     }
     if (!store.isActive) throw new AppError('StoreInactive', `store "${store.codename}" is not active`);
     const admin = actor !== undefined && hasAdminRole(actor.roles);
     if (input.roleId !== undefined && !admin) throw new AppError('RoleNotAssignable', 'only administrators assign roles');
-    const roles = input.roleId === undefined ? [atRoot ? SAAS_ROLES.saasUser : TENANT_ROLES.tenantUser] : this.checkRoles(actor!, store, input.roleId);
+    const roles = input.roleId === undefined ? [levelRoles(this.config.settings.tenancy, atRoot).user] : this.checkRoles(actor!, store, input.roleId);
     const { roleId: _roleId, ...profile } = input;
     return this.users.create({ storeId: store.id, roles, ownerId: actor?.userId }, profile);
   }
@@ -125,16 +126,15 @@ export class UserAdminService implements OnModuleInit {
   // owner and super administrator roles only by a super administrator.
   private checkRoles(actor: SessionData, store: StoreEntity, roleId: unknown): string[] {
     const roles = Array.isArray(roleId) ? roleId : [roleId];
-    if (!roles.length || roles.some((r) => typeof r !== 'string')) throw new AppError('ValidationFailed', 'roleId must be a role value or an array of them');
+    // A number names a number custom role (compared as given); users hold its text form.
+    if (!roles.length || roles.some((r) => typeof r !== 'string' && typeof r !== 'number')) throw new AppError('ValidationFailed', 'roleId must be a role value or an array of them');
     if (roles.length > 1 && !this.config.settings.usersHaveMultipleRoles) throw new AppError('ValidationFailed', 'roleId must be a single role');
     const superAdmin = actor.roles.includes(SAAS_ROLES.superAdmin);
-    const levelRoles: string[] = store.codename === ROOT_CODENAME
-      ? [SAAS_ROLES.saasAdmin, SAAS_ROLES.saasUser, ...(superAdmin ? [SAAS_ROLES.superAdmin] : [])]
-      : [TENANT_ROLES.tenantAdmin, TENANT_ROLES.tenantUser, ...(superAdmin ? [TENANT_ROLES.tenantOwner] : [])];
-    const allowed = new Set([...levelRoles, ...this.config.settings.customRoles.map((r) => r.value)]);
-    const refused = (roles as string[]).filter((r) => !allowed.has(r));
+    const level = levelRoles(this.config.settings.tenancy, store.codename === ROOT_CODENAME);
+    const allowed = new Set([level.admin, level.user, ...(superAdmin ? [level.top] : []), ...this.config.settings.customRoles.map((r) => r.value)]);
+    const refused = (roles as (string | number)[]).filter((r) => !allowed.has(r));
     if (refused.length) throw new AppError('RoleNotAssignable', `role ${refused[0]} cannot be assigned here`);
-    return [...new Set(roles as string[])];
+    return [...new Set(roles.map(String))];
   }
 
   private assertOutranks(actor: SessionData, target: UserEntity): void {

@@ -1,9 +1,21 @@
-// The spec's role sets. Tenant-level users hold tenant roles; the root store holds SaaS roles.
+import type { Tenancy } from '../config/settings.js';
+
+// The spec's role sets. Tenant-level users hold tenant roles; the root store holds SaaS roles,
+// or, in a single-tenant deployment (settings.tenancy), the organisation's roles.
 export const SAAS_ROLES = { superAdmin: 'superAdmin', saasAdmin: 'saasAdmin', saasUser: 'saasUser' } as const;
 export const TENANT_ROLES = { tenantOwner: 'tenantOwner', tenantAdmin: 'tenantAdmin', tenantUser: 'tenantUser' } as const;
 export const SINGLE_TENANT_ROLES = { superAdmin: 'superAdmin', admin: 'admin', user: 'user' } as const;
 
 export const ADMIN_ROLES = ['superAdmin', 'admin', 'saasAdmin', 'tenantOwner', 'tenantAdmin'] as const;
+
+// The built-in roles of one level: the organisation's in a single-tenant deployment, else the
+// SaaS level's at root and a tenant's in a store. `top` is granted only by a super administrator.
+export function levelRoles(tenancy: Tenancy, atRoot: boolean): { top: string; admin: string; user: string } {
+  if (tenancy === 'single') return { top: SINGLE_TENANT_ROLES.superAdmin, admin: SINGLE_TENANT_ROLES.admin, user: SINGLE_TENANT_ROLES.user };
+  return atRoot
+    ? { top: SAAS_ROLES.superAdmin, admin: SAAS_ROLES.saasAdmin, user: SAAS_ROLES.saasUser }
+    : { top: TENANT_ROLES.tenantOwner, admin: TENANT_ROLES.tenantAdmin, user: TENANT_ROLES.tenantUser };
+}
 
 export function hasAdminRole(roles: readonly string[]): boolean {
   return roles.some((r) => (ADMIN_ROLES as readonly string[]).includes(r));
