@@ -159,10 +159,10 @@ describe('the event channel admits the origins the HTTP routes admit', () => {
     allowed.close();
     const refusal = await connectSocket(base, 'live', {}, { headers: { origin: OTHER } }).then(
       (client) => (client.close(), undefined),
-      (error: Error & { data?: { errCode?: string } }) => error,
+      (error: Error & { data?: { errCode?: string; detail?: string } }) => error,
     );
-    expect(refusal?.data?.errCode).toBe('Forbidden');
-    expect(refusal?.message).toContain('cors.allowedOrigins');
+    expect(refusal?.message).toBe('errMsg_Forbidden');
+    expect(refusal?.data).toMatchObject({ errCode: 'Forbidden', detail: expect.stringContaining('cors.allowedOrigins') });
     const server = await connectSocket(base, 'live');
     server.close();
   });
