@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { EmbeddedPostgres } from '../src/database/embedded-postgres.js';
+import { loadTemplate } from '../src/database/embedded-template.js';
 
 // A first boot on a new data directory starts from the template the build made (no initdb at
 // boot); later boots reopen that directory, keeping what was written, and ignore the template.
@@ -19,12 +20,15 @@ async function query(db: EmbeddedPostgres, sql: string): Promise<unknown[]> {
   }
 }
 
-describe('embedded database template', () => {
+// The embedded database only: the PostgreSQL run has nothing to add to it.
+const describeEmbedded = process.env.DATABASE_URL ? describe.skip : describe;
+
+describeEmbedded('embedded database template', () => {
   it('a first boot starts from the template; the next boot reopens the data written, not the template', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-embedded-'));
     try {
       // A template with a mark of its own, to tell it from a fresh initdb.
-      const source = await PGlite.create();
+      const source = await PGlite.create({ loadDataDir: loadTemplate() });
       await source.exec(`CREATE TABLE template_mark (v text); INSERT INTO template_mark VALUES ('from the template')`);
       const template = await source.dumpDataDir('gzip');
       await source.close();

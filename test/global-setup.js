@@ -2,7 +2,7 @@
 // file through TEST_DATABASE_URL; tests isolate themselves with fresh stores. With DATABASE_URL
 // set, the suites run against that PostgreSQL instead. Plain JS: Jest loads this file before
 // any transform or module mapping applies.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
@@ -22,9 +22,22 @@ async function loadExchangeQueue() {
   return (await import(pathToFileURL(out).href)).ExchangeQueue;
 }
 
+// The embedded database's empty data directory, when a build has made it (see
+// src/database/embedded-template.ts): loading it skips initdb.
+function builtTemplate() {
+  const dist = join(root, 'dist');
+  if (!existsSync(dist)) return undefined;
+  // the newest, should an older PGlite's be left beside it
+  const [newest] = readdirSync(dist)
+    .filter((f) => /^pglite-.*-initdb\.tar\.gz$/.test(f))
+    .map((f) => join(dist, f))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  return newest ? new Blob([readFileSync(newest)]) : undefined;
+}
+
 export default async function globalSetup() {
   if (process.env.DATABASE_URL) return;
-  const db = await PGlite.create();
+  const db = await PGlite.create({ loadDataDir: builtTemplate() });
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 128 });
   const ExchangeQueue = await loadExchangeQueue();
   server.queryQueue = new ExchangeQueue(db);

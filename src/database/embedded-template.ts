@@ -24,8 +24,11 @@ function pgliteVersion(): string {
   throw new Error('@electric-sql/pglite: package.json not found');
 }
 
+// Where the build writes it; run from the sources (tests), the build's copy under dist/ if made.
 export function templatePath(dir = BUILD_DIR): string {
-  return join(dir, `pglite-${PGLITE_VERSION}-initdb.tar.gz`);
+  const name = `pglite-${PGLITE_VERSION}-initdb.tar.gz`;
+  const built = join(dir, 'dist', name);
+  return !existsSync(join(dir, name)) && existsSync(built) ? built : join(dir, name);
 }
 
 export function loadTemplate(path = templatePath()): Blob | undefined {

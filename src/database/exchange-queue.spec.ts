@@ -3,6 +3,7 @@ import { PGlite } from '@electric-sql/pglite';
 import type { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import pg from 'pg';
 import { serveOverSocket } from './embedded-postgres.js';
+import { loadTemplate } from './embedded-template.js';
 
 // Many connections, many parameterised queries at once, against one embedded session: each
 // query must come back with its own parameters (with pglite-socket's own queue, Parse and
@@ -13,11 +14,11 @@ describe('embedded database under concurrent connections', () => {
   let pool: pg.Pool;
 
   beforeAll(async () => {
-    db = await PGlite.create();
+    db = await PGlite.create({ loadDataDir: loadTemplate() });
     server = await serveOverSocket(db);
     pool = new pg.Pool({ connectionString: `postgres://postgres@${server.getServerConn()}/postgres`, max: 10 });
     pool.on('error', () => undefined); // an idle client's error must fail the assertions, not the process
-  }, 90_000); // a fresh PGlite runs initdb: ~15 s on an idle core, more beside other suites
+  }, 90_000); // without the build's template a fresh PGlite runs initdb: ~15 s on an idle core, more beside other suites
 
   afterAll(async () => {
     await pool?.end();
