@@ -89,7 +89,7 @@ describeWithServers('nothing secret in the log (needs PostgreSQL binaries in /us
     await redis?.stop();
     pgServer?.destroy();
     await Promise.all([mail?.close(), gitlab?.close()]);
-  });
+  }, 60_000); // closing waits for connections to the private servers to settle: slow on a loaded machine (as in outages)
 
   const bearer = (token: string) => ({ Authorization: `Bearer ${token}`, [HEADER]: store.codename });
 
