@@ -48,8 +48,9 @@ describeWithServers('outages (needs PostgreSQL binaries in /usr/lib/postgresql/1
     store = await registerStore(t.http);
     token = (await login(t.http, store.ownerEmail, PASSWORD, store.codename)).accessToken;
   }, 60_000);
+  let closed = false;
   afterAll(async () => {
-    await t?.close();
+    if (!closed) await t?.close();
     await redis?.stop();
     pg?.destroy();
     await mail?.close();
@@ -121,4 +122,12 @@ describeWithServers('outages (needs PostgreSQL binaries in /usr/lib/postgresql/1
     expect(code).toMatch(/^\d{6}$/);
     await waitFor('the verification mail', () => mail.to(email).find((r) => `${r.mail.text ?? ''}${r.mail.html || ''}`.includes(code)));
   });
+
+  it('Redis down at shutdown: the service closes without waiting for Redis to come back, and nothing fails unhandled', async () => {
+    await redis.stop();
+    // the broker's, the queue's and Socket.IO's connections are reconnecting now
+    await expect(current()).resolves.toMatchObject({ status: 503 });
+    await t.close();
+    closed = true;
+  }, 20_000);
 });

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import type { Broker, BrokerMessage } from './broker.js';
 import { MemoryBroker } from './memory-broker.js';
+import { PrivateRedis, privateServersAvailable } from '../../test/private-servers.js';
 import { RedisStreamsBroker } from './redis-streams-broker.js';
 
 // One contract, every adapter: what the event channel relies on from a broker.
@@ -229,6 +230,24 @@ for (const adapter of adapters) {
       expect(c.got).toHaveLength(1);
     } finally {
       await redis.quit();
+    }
+  });
+});
+
+// Needs only the redis-server binary: the test stops a Redis of its own.
+(privateServersAvailable ? describe : describe.skip)('redis streams broker: closing during a Redis outage (needs redis-server)', () => {
+  it('close() returns while a subscriber and a consumer group are waiting for Redis to come back', async () => {
+    const redis = await PrivateRedis.start();
+    const broker = new RedisStreamsBroker({ url: redis.url, prefix: 'outage:', maxLen: 100, blockMs: 200 });
+    try {
+      await broker.subscribe('live', () => undefined);
+      await broker.consume('rules', 'rules', () => undefined);
+      await redis.stop();
+      // the blocked reads are now queued on connections that are reconnecting
+      await new Promise((r) => setTimeout(r, 300));
+      await broker.close();
+    } finally {
+      await redis.stop();
     }
   });
 });

@@ -17,6 +17,20 @@ export interface RedisStreamsOptions {
   onError?: (error: unknown) => void;
 }
 
+// A blocking read on its own connection, given up when `stopped` settles first. ioredis never
+// settles a command queued while the connection is reconnecting once `disconnect()` is called
+// (its close event has fired already): a close during a Redis outage would wait forever.
+function untilStopped<T>(read: Promise<T>, stopped: Promise<void>): Promise<T | undefined> {
+  read.catch(() => undefined);
+  return Promise.race([read, stopped.then(() => undefined)]);
+}
+
+function stopSignal(): { stopped: Promise<void>; stop: () => void } {
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  return { stopped, stop };
+}
+
 type XReadReply = [key: string, entries: [id: string, fields: string[]][]][] | null;
 
 // Redis Streams: XADD with a bounded MAXLEN, and per replica one reader on its own connection
@@ -35,6 +49,7 @@ export class RedisStreamsBroker extends Broker {
   private generation = 0;
   private readingGeneration = -1;
   private running = true;
+  private readonly stopping = stopSignal();
   private wake: (() => void) | undefined;
   private readonly loopDone: Promise<void>;
   private readonly onError: (error: unknown) => void;
@@ -112,6 +127,7 @@ export class RedisStreamsBroker extends Broker {
     await Promise.all([...this.groupConsumers].map((c) => c.stop()));
     this.groupConsumers.clear();
     this.running = false;
+    this.stopping.stop();
     this.topicsChanged();
     this.reader.disconnect();
     await this.loopDone.catch(() => undefined);
@@ -155,13 +171,18 @@ export class RedisStreamsBroker extends Broker {
         continue;
       }
       try {
-        this.readerId ??= Number(await this.reader.client('ID'));
+        if (this.readerId === undefined) {
+          const id = await untilStopped(this.reader.client('ID'), this.stopping.stopped);
+          if (id === undefined) break;
+          this.readerId = Number(id);
+        }
         // The streams and the generation they stand for are taken together, with no await between.
         this.readingGeneration = this.generation;
         const topics = [...this.positions.keys()];
         if (!topics.length) continue;
         const ids = topics.map((t) => this.positions.get(t)!);
-        const reply = (await this.reader.xread('COUNT', 1000, 'BLOCK', this.options.blockMs ?? 5000, 'STREAMS', ...topics.map((t) => this.key(t)), ...ids)) as XReadReply;
+        const reply = (await untilStopped(this.reader.xread('COUNT', 1000, 'BLOCK', this.options.blockMs ?? 5000, 'STREAMS', ...topics.map((t) => this.key(t)), ...ids), this.stopping.stopped)) as XReadReply | undefined;
+        if (!this.running) break;
         for (const [key, entries] of reply ?? []) {
           const topic = key.slice(this.options.prefix.length);
           if (!this.positions.has(topic)) continue;
@@ -201,6 +222,7 @@ class GroupConsumer {
   private readonly name = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly reader: Redis;
   private running = true;
+  private readonly stopping = stopSignal();
   private loopDone: Promise<void> = Promise.resolve();
   private nextClaimAt = 0;
 
@@ -225,6 +247,7 @@ class GroupConsumer {
   async stop(): Promise<void> {
     if (!this.running) return this.loopDone;
     this.running = false;
+    this.stopping.stop();
     this.reader.disconnect();
     await this.loopDone;
     try {
@@ -253,9 +276,10 @@ class GroupConsumer {
           await this.claimAbandoned();
           this.nextClaimAt = Date.now() + Math.floor(this.o.claimIdleMs / 2);
         }
-        const reply = (await this.reader.call('XREADGROUP', 'GROUP', this.o.group, this.name, 'COUNT', '20', 'BLOCK', String(block), 'STREAMS', this.o.key, '>')) as
-          | [key: string, entries: Entry[]][]
-          | null;
+        const reply = (await untilStopped(
+          this.reader.call('XREADGROUP', 'GROUP', this.o.group, this.name, 'COUNT', '20', 'BLOCK', String(block), 'STREAMS', this.o.key, '>'),
+          this.stopping.stopped,
+        )) as [key: string, entries: Entry[]][] | null | undefined;
         for (const [, entries] of reply ?? []) for (const entry of entries) await this.handle(entry);
       } catch (error) {
         if (!this.running) break;

@@ -52,7 +52,7 @@ export class EventsIoAdapter extends IoAdapter {
       // by ioredis as an unhandled error event.
       const logger = new Logger('Redis');
       const pub = watchRedis(new Redis(url, REDIS_OPTIONS), logger);
-      const sub = watchRedis(pub.duplicate(), logger);
+      const sub = unsubscribesQuietly(watchRedis(pub.duplicate(), logger));
       this.redis.push(pub, sub);
       server.adapter(createAdapter(pub, sub, { key: `${this.config.env.PROJECT_CODENAME}:socket.io` }));
     }
@@ -63,4 +63,19 @@ export class EventsIoAdapter extends IoAdapter {
     await super.dispose();
     await Promise.all(this.redis.splice(0).map((r) => r.quit().catch(() => r.disconnect())));
   }
+}
+
+// The Redis adapter unsubscribes on close without waiting for the answer: during a Redis outage
+// those commands fail with nobody listening (an unhandled rejection at shutdown). Nothing is left
+// to unsubscribe from once the connection is gone, so their failure is dropped.
+function unsubscribesQuietly(redis: Redis): Redis {
+  for (const name of ['unsubscribe', 'punsubscribe'] as const) {
+    const command = redis[name].bind(redis) as (...args: unknown[]) => Promise<unknown>;
+    (redis as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
+      const answer = command(...args);
+      answer.catch(() => undefined);
+      return answer;
+    };
+  }
+  return redis;
 }

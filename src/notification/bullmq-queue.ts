@@ -90,8 +90,12 @@ export class BullMqQueue extends NotificationQueue {
     await this.worker.waitUntilReady();
   }
 
+  // Jobs in hand are finished first while Redis is up. While it is down they cannot be
+  // acknowledged anyway (their locks expire and another worker takes them), and a graceful close
+  // would wait for Redis to come back: the worker is closed at once.
   async close(): Promise<void> {
-    await this.worker?.close();
+    const redisDown = this.connections.some((c) => c.status !== 'ready');
+    await this.worker?.close(redisDown);
     await this.queue.close();
     await Promise.all(this.connections.map((c) => c.quit().catch(() => c.disconnect())));
   }
