@@ -22,22 +22,23 @@ async function freePort(): Promise<number> {
   });
 }
 
-// A Redis answering on the port: `+PONG` to an inline PING.
-function pong(port: number): Promise<boolean> {
+// The process id of the Redis answering on the port (`INFO server`), or undefined.
+function redisPid(port: number): Promise<number | undefined> {
   return new Promise((resolve) => {
     const socket = createConnection({ host: '127.0.0.1', port });
     let answer = '';
-    const done = (ok: boolean) => {
+    const done = (pid: number | undefined) => {
       socket.destroy();
-      resolve(ok);
+      resolve(pid);
     };
-    socket.setTimeout(1_000, () => done(false));
-    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.setTimeout(1_000, () => done(undefined));
+    socket.once('connect', () => socket.write('INFO server\r\n'));
     socket.on('data', (chunk) => {
       answer += chunk.toString('latin1');
-      if (answer.includes('\r\n')) done(answer.startsWith('+PONG'));
+      const pid = /process_id:(\d+)/.exec(answer);
+      if (pid) done(Number(pid[1]));
     });
-    socket.once('error', () => done(false));
+    socket.once('error', () => done(undefined));
   });
 }
 
@@ -63,9 +64,16 @@ export class PrivatePostgres {
     const dir = mkdtempSync(join(tmpdir(), 'svc-pg-'));
     if (process.getuid?.() === 0) chownSync(dir, Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim()), 0);
     run(join(PG_BIN, 'initdb'), ['-D', join(dir, 'data'), '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync']);
-    const pg = new PrivatePostgres(dir, await freePort());
-    pg.resume();
-    return pg;
+    // As for Redis below: the free port may be taken before the server binds it; then another.
+    for (let attempt = 1; ; attempt++) {
+      const pg = new PrivatePostgres(dir, await freePort());
+      try {
+        pg.resume();
+        return pg;
+      } catch (error) {
+        if (attempt === 3) throw error;
+      }
+    }
   }
 
   resume(): void {
@@ -109,15 +117,17 @@ export class PrivateRedis {
     }
   }
 
-  // The port was free a moment ago, but another process may take it before redis-server binds:
-  // then this server exits at once while something else answers on the port. Ready means this
-  // child is alive and answers PING.
+  // The port was free a moment ago, but another process (another suite's Redis) may take it
+  // before redis-server binds: then this server exits while the other answers on the port, and
+  // the other's outage would become this test's. Ready means the Redis answering is this child.
   async resume(): Promise<void> {
     const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
     this.process = child;
     await waitFor(`redis-server on port ${this.port}`, async () => {
       if (child.exitCode !== null) throw new Error(`redis-server exited (${child.exitCode}): port ${this.port} taken`);
-      return (await pong(this.port)) ? true : undefined;
+      const pid = await redisPid(this.port);
+      if (pid !== undefined && pid !== child.pid) throw new Error(`port ${this.port} is another Redis's (pid ${pid})`);
+      return pid === child.pid ? true : undefined;
     }, 10_000);
   }
 

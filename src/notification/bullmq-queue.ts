@@ -16,6 +16,18 @@ const PRODUCER_OPTIONS: RedisOptions = {
 // The worker waits on a blocking command, which BullMQ requires to retry for ever.
 const WORKER_OPTIONS: RedisOptions = { maxRetriesPerRequest: null };
 
+const CLOSE_READY_WAIT_MS = 2000;
+
+// Whether every connection is (or becomes within `ms`) ready.
+async function allReady(connections: readonly Redis[], ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (connections.some((c) => c.status !== 'ready')) {
+    if (Date.now() >= deadline || connections.some((c) => c.status === 'end')) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return true;
+}
+
 export interface BullMqOptions {
   redisUrl: string;
   // Key prefix, so deployments (and test runs) sharing a Redis do not share jobs.
@@ -90,12 +102,13 @@ export class BullMqQueue extends NotificationQueue {
     await this.worker.waitUntilReady();
   }
 
-  // Jobs in hand are finished first while Redis is up. While it is down they cannot be
-  // acknowledged anyway (their locks expire and another worker takes them), and a graceful close
-  // would wait for Redis to come back: the worker is closed at once.
+  // Jobs in hand are finished first while Redis is up (a connection still reconnecting after a
+  // short outage is given a moment). While it is down they cannot be acknowledged anyway (their
+  // locks expire and another worker takes them), and a graceful close would wait for Redis to
+  // come back: the worker is then closed at once.
   async close(): Promise<void> {
-    const redisDown = this.connections.some((c) => c.status !== 'ready');
-    await this.worker?.close(redisDown);
+    const redisUp = await allReady(this.connections, CLOSE_READY_WAIT_MS);
+    await this.worker?.close(!redisUp);
     await this.queue.close();
     await Promise.all(this.connections.map((c) => c.quit().catch(() => c.disconnect())));
   }
