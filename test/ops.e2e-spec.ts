@@ -258,7 +258,7 @@ describe('PolicyAudit', () => {
   const Unmarked = controller({ open: [Get('open'), Public()], forgotten: [Post('forgotten')] });
   const AllMarked = controller({
     open: [Get('open'), Public()],
-    guarded: [Post('guarded'), Authenticated({ principals: USER_ONLY, roles: ['tenantAdmin'] })],
+    guarded: [Post('guarded'), Authenticated({ principals: USER_ONLY, roles: ['tenantAdmin'], permission: null })],
   });
 
   const audit = (metatype: new () => object) => {
@@ -281,7 +281,7 @@ describe('PolicyAudit', () => {
   it('lets the boot go on when every route declares one, and describes each', () => {
     expect(() => audit(AllMarked).onModuleInit()).not.toThrow();
     expect(audit(AllMarked).routes()).toEqual([
-      { method: 'POST', path: '/fake/guarded', policy: 'authenticated(user) roles=tenantAdmin' },
+      { method: 'POST', path: '/fake/guarded', policy: 'authenticated(user) roles=tenantAdmin permission=none' },
       { method: 'GET', path: '/fake/open', policy: 'public' },
     ]);
   });

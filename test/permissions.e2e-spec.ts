@@ -14,6 +14,8 @@ const GRANTS = '/auth-api/v1/permissiongrants';
 const billing = generateKeyPairSync('ed25519');
 const reporting = generateKeyPairSync('ed25519');
 const pem = (key: KeyObject) => key.export({ type: 'spki', format: 'pem' }) as string;
+// The deployment's own permissions (the service's route permissions are answered too).
+const OWN = /^(report|document)\./;
 
 const SETTINGS: SettingsOverrides = {
   pbacIsActive: true,
@@ -183,7 +185,7 @@ describe('permission decisions: principal kind x permission type x allow / deny 
     await grant(w, { groupId: g, permission: 'document.read', canDo: true });
     const answers = async (c: Caller, store = w.store) => {
       const res = await as(t.http.get('/auth-api/permissions'), store, c.bearer).expect(200);
-      return (res.body.permissions as { permission: string; canDo: boolean }[]).filter((p) => p.canDo).map((p) => p.permission).sort();
+      return (res.body.permissions as { permission: string; canDo: boolean }[]).filter((p) => p.canDo && OWN.test(p.permission)).map((p) => p.permission).sort();
     };
     expect(await answers(user)).toEqual(['report.read']);
     expect(await answers(admin)).toEqual(['document.read', 'report.write']);
@@ -227,6 +229,26 @@ describe('permission decisions: principal kind x permission type x allow / deny 
     expectError(await call('reporting', reporting.privateKey, '/probe/reports'), 403, 'PermissionDenied');
   });
 
+  it('the service\'s own routes: their permission decides, held by the roles the routes name until a grant changes it', async () => {
+    const w = await world();
+    const [user, admin, editor, key] = w.callers;
+    const list = (c: Caller) => as(t.http.get('/auth-api/v1/users'), w.store, c.bearer);
+    expectError(await list(user), 403, 'PermissionDenied');
+    expect((await list(admin)).status).toBe(200);
+    // what every role may do, a custom role included
+    for (const c of [user, editor, key]) expect((await as(t.http.get(`/auth-api/v1/users/${c.userId}`), w.store, c.bearer)).status).toBe(200);
+    // given to the tenantUser role: its users and their keys list users
+    await grant(w, { roleId: 'tenantUser', permission: 'users.list', canDo: true });
+    expect((await list(user)).status).toBe(200);
+    expect((await list(key)).status).toBe(200);
+    // denied to one administrator: that one no longer does
+    await grant(w, { userId: admin.userId, permission: 'users.list', canDo: false });
+    expectError(await list(admin), 403, 'PermissionDenied');
+    const held = await as(t.http.get('/auth-api/permissions'), w.store, user.bearer).expect(200);
+    const answers = Object.fromEntries((held.body.permissions as { permission: string; canDo: boolean }[]).map((p) => [p.permission, p.canDo]));
+    expect(answers).toMatchObject({ 'users.list': true, 'users.read': true, 'users.delete': false, 'permissiongrants.write': false });
+  });
+
   it('an API key never holds more than its creator: deleting the creator\'s grant ends the key\'s permission at once', async () => {
     const w = await world();
     const key = w.callers[3];
@@ -266,7 +288,7 @@ describe('API keys: at most their creator\'s permissions', () => {
     expect(await canRead(w, key)).toBe(false);
     expectError(await as(t.http.get('/probe/reports'), w.store, key), 403, 'PermissionDenied');
     const listed = await as(t.http.get('/auth-api/permissions'), w.store, key).expect(200);
-    expect((listed.body.permissions as { canDo: boolean }[]).filter((p) => p.canDo)).toEqual([]);
+    expect((listed.body.permissions as { permission: string; canDo: boolean }[]).filter((p) => p.canDo && OWN.test(p.permission))).toEqual([]);
   });
 
   it('a key made with `permissions` acts with those only, each one its creator holds now (else 400)', async () => {
@@ -320,9 +342,9 @@ describe('the route-policy snapshot', () => {
     try {
       const probe = app.app.get(PolicyAudit).routes().filter((r) => r.path.startsWith('/probe/'));
       expect(probe).toEqual([
-        { method: 'POST', path: '/probe/documents/read', policy: 'authenticated(user,apiKey,machine)' },
+        { method: 'POST', path: '/probe/documents/read', policy: 'authenticated(user,apiKey,machine) permission=none' },
         { method: 'GET', path: '/probe/reports', policy: 'authenticated(user,apiKey,machine) permission=report.read' },
-        { method: 'GET', path: '/probe/reports/:id', policy: 'authenticated(user,apiKey,machine)' },
+        { method: 'GET', path: '/probe/reports/:id', policy: 'authenticated(user,apiKey,machine) permission=none' },
       ]);
     } finally {
       await app.close();
@@ -339,5 +361,6 @@ describe('the boot', () => {
   it('stops on a permission listed twice or a grant of an unknown one', async () => {
     await expect(startApp({ settings: { ...SETTINGS, permissionGroups: [{ groupName: 'a', permissions: ['p.one'] }, { groupName: 'b', permissions: ['p.one'] }], roleGrants: {}, attributeRules: [], machineTokens: { services: [], machineToMachineBlockList: [], allowedM2MClients: [] } } })).rejects.toThrow(/"p\.one" is listed twice/);
     await expect(startApp({ settings: { ...SETTINGS, roleGrants: { tenantUser: ['report.destroy'] } } })).rejects.toThrow(/roleGrants\.tenantUser: unknown permission "report\.destroy"/);
+    await expect(startApp({ settings: { ...SETTINGS, permissionGroups: [{ groupName: 'mine', permissions: ['users.list'] }], roleGrants: {}, attributeRules: [], machineTokens: { services: [], machineToMachineBlockList: [], allowedM2MClients: [] } } })).rejects.toThrow(/"users\.list" is listed twice \(group "mine"\): it is one of the service's own/);
   });
 });

@@ -17,71 +17,71 @@ const ROUTES = [
   { method: 'GET', path: '/auth-api/bucket/userAvatars/download/key/:accessKey', policy: 'public' },
   // API keys act as their creator: accepted wherever a login of the key's roles may go, except
   // creating or deleting keys, changing a password (checked in the service) and listing sessions
-  { method: 'POST', path: '/auth-api/bucket/userAvatars/upload', policy: 'authenticated(user,apiKey) bucketToken' },
+  { method: 'POST', path: '/auth-api/bucket/userAvatars/upload', policy: 'authenticated(user,apiKey) permission=none bucketToken' },
   // the ALTCHA challenge, when that anti-bot provider is on
   { method: 'GET', path: '/auth-api/challenge', policy: 'public' },
   // open while a second factor is pending; answers 401 No login found for a bad token or key
-  { method: 'GET', path: '/auth-api/currentuser', policy: 'authenticated(user,apiKey) during2FA' },
+  { method: 'GET', path: '/auth-api/currentuser', policy: 'authenticated(user,apiKey) permission=none during2FA' },
   { method: 'POST', path: '/auth-api/login', policy: 'public' },
   { method: 'POST', path: '/auth-api/logout', policy: 'public' },
   // the caller's own permissions (read afresh per request)
-  { method: 'GET', path: '/auth-api/permissions', policy: 'authenticated(user,apiKey)' },
-  { method: 'GET', path: '/auth-api/permissions/:name', policy: 'authenticated(user,apiKey)' },
+  { method: 'GET', path: '/auth-api/permissions', policy: 'authenticated(user,apiKey) permission=none' },
+  { method: 'GET', path: '/auth-api/permissions/:name', policy: 'authenticated(user,apiKey) permission=none' },
   { method: 'GET', path: '/auth-api/publickey', policy: 'public' },
   // realtime channel: pusher-js authorizes a channel of the caller's store, or the connection as
   // the caller; the provider's webhook is checked by its signature
-  { method: 'POST', path: '/auth-api/realtime/auth', policy: 'authenticated(user,apiKey)' },
-  { method: 'POST', path: '/auth-api/realtime/user-auth', policy: 'authenticated(user,apiKey)' },
+  { method: 'POST', path: '/auth-api/realtime/auth', policy: 'authenticated(user,apiKey) permission=none' },
+  { method: 'POST', path: '/auth-api/realtime/user-auth', policy: 'authenticated(user,apiKey) permission=none' },
   { method: 'POST', path: '/auth-api/realtime/webhook', policy: 'public' },
   // own sessions only; the service scopes them to the caller. A key ends its creator's logins
   // (it is none of them) but does not list them
-  { method: 'DELETE', path: '/auth-api/sessions', policy: 'authenticated(user,apiKey)' },
-  { method: 'GET', path: '/auth-api/sessions', policy: 'authenticated(user)' },
-  { method: 'DELETE', path: '/auth-api/sessions/:id', policy: 'authenticated(user,apiKey)' },
+  { method: 'DELETE', path: '/auth-api/sessions', policy: 'authenticated(user,apiKey) permission=none' },
+  { method: 'GET', path: '/auth-api/sessions', policy: 'authenticated(user) permission=none' },
+  { method: 'DELETE', path: '/auth-api/sessions/:id', policy: 'authenticated(user,apiKey) permission=none' },
   { method: 'GET', path: '/auth-api/sso/callback', policy: 'public' },
   { method: 'GET', path: '/auth-api/sso/login', policy: 'public' },
-  { method: 'POST', path: '/auth-api/users', policy: `authenticated(user,apiKey) ${ADMINS} publicWhen=userRegisterIsPublic` },
+  { method: 'POST', path: '/auth-api/users', policy: `authenticated(user,apiKey) ${ADMINS} permission=users.create publicWhen=userRegisterIsPublic` },
   // API keys: managed with a person's login; the plaintext is shown once
-  { method: 'GET', path: '/auth-api/v1/apikeys', policy: 'authenticated(user,apiKey)' },
-  { method: 'POST', path: '/auth-api/v1/apikeys', policy: 'authenticated(user)' },
-  { method: 'DELETE', path: '/auth-api/v1/apikeys/:id', policy: 'authenticated(user)' },
+  { method: 'GET', path: '/auth-api/v1/apikeys', policy: 'authenticated(user,apiKey) permission=apikeys.list' },
+  { method: 'POST', path: '/auth-api/v1/apikeys', policy: 'authenticated(user) permission=apikeys.create' },
+  { method: 'DELETE', path: '/auth-api/v1/apikeys/:id', policy: 'authenticated(user) permission=apikeys.delete' },
   { method: 'GET', path: '/auth-api/v1/briefstores', policy: 'public' },
   // grants: store admins in their store, SaaS admins at root; never a permission the caller
   // does not hold, only over roles and users it outranks (checked in the service)
-  { method: 'GET', path: '/auth-api/v1/permissiongrants', policy: `authenticated(user,apiKey) ${ADMINS}` },
-  { method: 'POST', path: '/auth-api/v1/permissiongrants', policy: `authenticated(user,apiKey) ${ADMINS}` },
-  { method: 'DELETE', path: '/auth-api/v1/permissiongrants/:id', policy: `authenticated(user,apiKey) ${ADMINS}` },
-  { method: 'GET', path: '/auth-api/v1/permissiongrants/:id', policy: `authenticated(user,apiKey) ${ADMINS}` },
+  { method: 'GET', path: '/auth-api/v1/permissiongrants', policy: `authenticated(user,apiKey) ${ADMINS} permission=permissiongrants.read` },
+  { method: 'POST', path: '/auth-api/v1/permissiongrants', policy: `authenticated(user,apiKey) ${ADMINS} permission=permissiongrants.write` },
+  { method: 'DELETE', path: '/auth-api/v1/permissiongrants/:id', policy: `authenticated(user,apiKey) ${ADMINS} permission=permissiongrants.write` },
+  { method: 'GET', path: '/auth-api/v1/permissiongrants/:id', policy: `authenticated(user,apiKey) ${ADMINS} permission=permissiongrants.read` },
   { method: 'POST', path: '/auth-api/v1/registerstoreowner', policy: 'public' },
   { method: 'POST', path: '/auth-api/v1/registerstoreuser', policy: 'public' },
   // the targeted store's own settings (language), by its administrators
-  { method: 'PATCH', path: '/auth-api/v1/store', policy: `authenticated(user,apiKey) ${ADMINS}` },
+  { method: 'PATCH', path: '/auth-api/v1/store', policy: `authenticated(user,apiKey) ${ADMINS} permission=store.update` },
   // user groups: admin-level users; global groups changed by SaaS admins only (in the service)
-  { method: 'GET', path: '/auth-api/v1/usergroupmembers', policy: `authenticated(user,apiKey) ${ADMINS}` },
-  { method: 'POST', path: '/auth-api/v1/usergroupmembers', policy: `authenticated(user,apiKey) ${ADMINS}` },
-  { method: 'DELETE', path: '/auth-api/v1/usergroupmembers/:id', policy: `authenticated(user,apiKey) ${ADMINS}` },
-  { method: 'GET', path: '/auth-api/v1/usergroupmembers/:id', policy: `authenticated(user,apiKey) ${ADMINS}` },
-  { method: 'PATCH', path: '/auth-api/v1/usergroupmembers/:id', policy: `authenticated(user,apiKey) ${ADMINS}` },
-  { method: 'GET', path: '/auth-api/v1/usergroups', policy: `authenticated(user,apiKey) ${ADMINS}` },
-  { method: 'POST', path: '/auth-api/v1/usergroups', policy: `authenticated(user,apiKey) ${ADMINS}` },
-  { method: 'DELETE', path: '/auth-api/v1/usergroups/:id', policy: `authenticated(user,apiKey) ${ADMINS}` },
-  { method: 'GET', path: '/auth-api/v1/usergroups/:id', policy: `authenticated(user,apiKey) ${ADMINS}` },
-  { method: 'PATCH', path: '/auth-api/v1/usergroups/:id', policy: `authenticated(user,apiKey) ${ADMINS}` },
-  { method: 'GET', path: '/auth-api/v1/users', policy: `authenticated(user,apiKey) ${ADMINS}` },
-  { method: 'DELETE', path: '/auth-api/v1/users/:id', policy: `authenticated(user,apiKey) ${ADMINS}` },
+  { method: 'GET', path: '/auth-api/v1/usergroupmembers', policy: `authenticated(user,apiKey) ${ADMINS} permission=usergroupmembers.read` },
+  { method: 'POST', path: '/auth-api/v1/usergroupmembers', policy: `authenticated(user,apiKey) ${ADMINS} permission=usergroupmembers.write` },
+  { method: 'DELETE', path: '/auth-api/v1/usergroupmembers/:id', policy: `authenticated(user,apiKey) ${ADMINS} permission=usergroupmembers.write` },
+  { method: 'GET', path: '/auth-api/v1/usergroupmembers/:id', policy: `authenticated(user,apiKey) ${ADMINS} permission=usergroupmembers.read` },
+  { method: 'PATCH', path: '/auth-api/v1/usergroupmembers/:id', policy: `authenticated(user,apiKey) ${ADMINS} permission=usergroupmembers.write` },
+  { method: 'GET', path: '/auth-api/v1/usergroups', policy: `authenticated(user,apiKey) ${ADMINS} permission=usergroups.read` },
+  { method: 'POST', path: '/auth-api/v1/usergroups', policy: `authenticated(user,apiKey) ${ADMINS} permission=usergroups.write` },
+  { method: 'DELETE', path: '/auth-api/v1/usergroups/:id', policy: `authenticated(user,apiKey) ${ADMINS} permission=usergroups.write` },
+  { method: 'GET', path: '/auth-api/v1/usergroups/:id', policy: `authenticated(user,apiKey) ${ADMINS} permission=usergroups.read` },
+  { method: 'PATCH', path: '/auth-api/v1/usergroups/:id', policy: `authenticated(user,apiKey) ${ADMINS} permission=usergroups.write` },
+  { method: 'GET', path: '/auth-api/v1/users', policy: `authenticated(user,apiKey) ${ADMINS} permission=users.list` },
+  { method: 'DELETE', path: '/auth-api/v1/users/:id', policy: `authenticated(user,apiKey) ${ADMINS} permission=users.delete` },
   // any user: admins read and change users of the store, a user only itself (checked in the service)
-  { method: 'GET', path: '/auth-api/v1/users/:id', policy: 'authenticated(user,apiKey)' },
-  { method: 'PATCH', path: '/auth-api/v1/users/:id', policy: 'authenticated(user,apiKey)' },
+  { method: 'GET', path: '/auth-api/v1/users/:id', policy: 'authenticated(user,apiKey) permission=users.read' },
+  { method: 'PATCH', path: '/auth-api/v1/users/:id', policy: 'authenticated(user,apiKey) permission=users.update' },
   // internal: other services, with a machine token
-  { method: 'POST', path: '/auth-api/validateapikey', policy: 'authenticated(machine)' },
+  { method: 'POST', path: '/auth-api/validateapikey', policy: 'authenticated(machine) permission=none' },
   // verification: the email and mobile flows are public (same answer for unknown identifiers);
   // the second factors need the login whose factor is pending
   { method: 'POST', path: '/auth-api/verification-services/:flow/complete', policy: 'public' },
   { method: 'POST', path: '/auth-api/verification-services/:flow/start', policy: 'public' },
-  { method: 'POST', path: '/auth-api/verification-services/email-2factor-verification/complete', policy: 'authenticated(user) during2FA' },
-  { method: 'POST', path: '/auth-api/verification-services/email-2factor-verification/start', policy: 'authenticated(user) during2FA' },
-  { method: 'POST', path: '/auth-api/verification-services/mobile-2factor-verification/complete', policy: 'authenticated(user) during2FA' },
-  { method: 'POST', path: '/auth-api/verification-services/mobile-2factor-verification/start', policy: 'authenticated(user) during2FA' },
+  { method: 'POST', path: '/auth-api/verification-services/email-2factor-verification/complete', policy: 'authenticated(user) permission=none during2FA' },
+  { method: 'POST', path: '/auth-api/verification-services/email-2factor-verification/start', policy: 'authenticated(user) permission=none during2FA' },
+  { method: 'POST', path: '/auth-api/verification-services/mobile-2factor-verification/complete', policy: 'authenticated(user) permission=none during2FA' },
+  { method: 'POST', path: '/auth-api/verification-services/mobile-2factor-verification/start', policy: 'authenticated(user) permission=none during2FA' },
   // SSE stream: anonymous clients may hold public topics; the event channel checks the
   // credential per topic (the same rules as the Socket.IO namespace)
   { method: 'GET', path: '/events/:name/stream', policy: 'public' },
@@ -90,9 +90,9 @@ const ROUTES = [
   // its own credential: METRICS_TOKEN, or an internal port (METRICS_PORT)
   { method: 'GET', path: '/metrics', policy: 'public' },
   // the caller's own in-app notifications in its store
-  { method: 'GET', path: '/notifications', policy: 'authenticated(user,apiKey)' },
-  { method: 'POST', path: '/notifications/:id/read', policy: 'authenticated(user,apiKey)' },
-  { method: 'GET', path: '/notifications/unread', policy: 'authenticated(user,apiKey)' },
+  { method: 'GET', path: '/notifications', policy: 'authenticated(user,apiKey) permission=none' },
+  { method: 'POST', path: '/notifications/:id/read', policy: 'authenticated(user,apiKey) permission=none' },
+  { method: 'GET', path: '/notifications/unread', policy: 'authenticated(user,apiKey) permission=none' },
 ];
 
 const PUBLIC_PATHS = [

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { createApp } from '../src/app.js';
 import type { SettingsOverrides, Tenancy } from '../src/config/settings.js';
-import { expectError, login, PASSWORD, startApp, SUPER_ADMIN, unique, uniqueEmail, type Login, type TestApp } from './helpers.js';
+import { connectSocket, listen, openSse, refusedSocket } from './event-clients.js';
+import { expectError, login, PASSWORD, startApp, SUPER_ADMIN, unique, uniqueEmail, waitFor, type Login, type TestApp } from './helpers.js';
 
 // A deployment with one organisation (settings tenancy: "single"): the root store is the
 // organisation, its roles are superAdmin, admin and user, stores are neither registered nor
@@ -91,6 +92,19 @@ describe('single-tenant mode', () => {
     expectError(await t.http.get(CURRENT).set(HEADER, 'sample').set('Authorization', bearer(superAdmin.accessToken)), 400, 'StoreTargetingUnavailable');
     // Nothing was registered by the refused calls.
     await t.http.post('/auth-api/login').send({ username: email, password: PASSWORD }).expect(401);
+  });
+
+  it('the event channel: a Socket.IO handshake or an SSE stream naming a store is refused the same way; none named opens', async () => {
+    const base = await listen(t);
+    const refused = await refusedSocket(base, 'live', { token: bearer(superAdmin.accessToken), tenantCodename: 'sample' });
+    expect(refused.message).toBe('errMsg_StoreTargetingUnavailable');
+    expect(refused.data).toMatchObject({ errCode: 'StoreTargetingUnavailable' });
+    const sse = await openSse(base, '/events/live-sse/stream?topics=userCreated', { Authorization: bearer(superAdmin.accessToken), [HEADER]: 'sample' });
+    await waitFor('the body', () => (sse.ended ? true : undefined));
+    expect(sse.status).toBe(400);
+    expect(JSON.parse(sse.body)).toMatchObject({ errCode: 'StoreTargetingUnavailable' });
+    const socket = await connectSocket(base, 'live', { token: bearer(superAdmin.accessToken) });
+    socket.close();
   });
 
   it('naming `root` is the same as naming none', async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { SERVICE_PERMISSION_GROUPS } from '../src/common/service-permissions.js';
 import type { SettingsOverrides } from '../src/config/settings.js';
 import { expectError, login, PASSWORD, registerStore, startApp, SUPER_ADMIN, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
 
@@ -54,17 +55,21 @@ describe('user groups, tenant level', () => {
     const created = await as(t.http.post(GROUPS), s.codename, s.admin.token).send({ groupName: 'Readers' }).expect(201);
     expect(created.body.userGroup).toMatchObject({ groupName: 'Readers', storeId: s.storeId, ownerId: s.admin.id, avatar: expect.stringMatching(/\/auth-api\/avatars\/[a-f0-9]{32}\.svg$/) });
     const list = await as(t.http.get(GROUPS), s.codename, s.admin.token).expect(200);
-    expect(list.body).toMatchObject({ status: 'OK', dataName: 'userGroups', action: 'list', paging: { pageNumber: 1, totalRowCount: expect.any(Number) }, uiPermissions: ['report.read'] });
+    expect(list.body).toMatchObject({ status: 'OK', dataName: 'userGroups', action: 'list', paging: { pageNumber: 1, totalRowCount: expect.any(Number) } });
+    // the deployment's permissions the caller holds, and the service's own (an admin holds them all)
+    expect(list.body.uiPermissions).toEqual([...SERVICE_PERMISSION_GROUPS.flatMap((g) => g.permissions), 'report.read']);
     expect(list.body.userGroups.map((g: { id: string }) => g.id)).toContain(created.body.userGroup.id);
     const owners = await as(t.http.get(GROUPS), s.codename, s.owner).expect(200);
-    expect([...owners.body.uiPermissions].sort()).toEqual(['report.read', 'report.write']);
+    expect([...owners.body.uiPermissions].filter((p) => p.startsWith('report.')).sort()).toEqual(['report.read', 'report.write']);
+    const users = await as(t.http.get(`/auth-api/v1/users`), s.codename, s.user.token);
+    expectError(users, 403, 'PermissionDenied');
   });
 
   it('only admin-level users create groups and members', async () => {
     const s = await store(t);
-    expectError(await as(t.http.post(GROUPS), s.codename, s.user.token).send({ groupName: 'Mine' }), 403, 'Forbidden');
+    expectError(await as(t.http.post(GROUPS), s.codename, s.user.token).send({ groupName: 'Mine' }), 403, 'PermissionDenied');
     const g = await as(t.http.post(GROUPS), s.codename, s.admin.token).send({ groupName: 'G' }).expect(201);
-    expectError(await as(t.http.post(MEMBERS), s.codename, s.user.token).send({ groupId: g.body.userGroup.id, userId: s.user.id }), 403, 'Forbidden');
+    expectError(await as(t.http.post(MEMBERS), s.codename, s.user.token).send({ groupId: g.body.userGroup.id, userId: s.user.id }), 403, 'PermissionDenied');
   });
 
   it('cross-store: another store\'s group is not found, another store\'s user is never added', async () => {
@@ -132,7 +137,7 @@ describe('user groups, tenant level', () => {
     const second = await as(t.http.post(MEMBERS), s.codename, s.owner).send({ groupId: readers.body.userGroup.id, userId: s.user.id }).expect(201);
     expectError(await as(t.http.patch(`${MEMBERS}/${second.body.userGroupMember.id}`), s.codename, s.owner).send({ groupId: writers.body.userGroup.id }), 409, 'UserGroupMemberExists');
     expectError(await as(t.http.patch(url), s.codename, s.admin.token).send({ groupId: s.user.id }), 404, 'UserGroupNotFound');
-    expectError(await as(t.http.patch(url), s.codename, s.user.token).send({ userId: s.admin.id }), 403, 'Forbidden');
+    expectError(await as(t.http.patch(url), s.codename, s.user.token).send({ userId: s.admin.id }), 403, 'PermissionDenied');
     // to another user: the grant follows the membership
     await as(t.http.patch(url), s.codename, s.admin.token).send({ userId: s.admin.id }).expect(200);
     expect(await canWrite(s.user.token)).toBe(false);
@@ -167,7 +172,7 @@ describe('permission grants', () => {
     expectError(await as(t.http.post(GRANTS), s.codename, s.admin.token).send({ userId: s.user.id, permission: 'report.nope', canDo: true }), 400, 'PermissionUnknown');
     expectError(await as(t.http.post(GRANTS), s.codename, s.admin.token).send({ userId: s.user.id, roleId: 'tenantUser', permission: 'report.read', canDo: true }), 400, 'ValidationFailed');
     expectError(await as(t.http.post(GRANTS), s.codename, s.admin.token).send({ roleId: 'wizard', permission: 'report.read', canDo: true }), 400, 'ValidationFailed');
-    expectError(await as(t.http.post(GRANTS), s.codename, s.user.token).send({ userId: s.user.id, permission: 'report.read', canDo: true }), 403, 'Forbidden');
+    expectError(await as(t.http.post(GRANTS), s.codename, s.user.token).send({ userId: s.user.id, permission: 'report.read', canDo: true }), 403, 'PermissionDenied');
     const ok = await as(t.http.post(GRANTS), s.codename, s.admin.token).send({ userId: s.user.id, permission: 'report.read', canDo: true }).expect(201);
     expect(ok.body.permissionGrant).toMatchObject({ storeId: s.storeId, userId: s.user.id, permission: 'report.read', canDo: true, objectId: null, ownerId: s.admin.id });
   });
@@ -219,7 +224,7 @@ describe('permission grants', () => {
     const res = await as(t.http.get(`${GRANTS}/${g.body.permissionGrant.id}`), a.codename, a.admin.token).expect(200);
     expect(res.body).toMatchObject({ status: 'OK', dataName: 'permissionGrant', action: 'get', permissionGrant: g.body.permissionGrant });
     expectError(await as(t.http.get(`${GRANTS}/${g.body.permissionGrant.id}`), b.codename, b.owner), 404, 'PermissionGrantNotFound');
-    expectError(await as(t.http.get(`${GRANTS}/${g.body.permissionGrant.id}`), a.codename, a.user.token), 403, 'Forbidden');
+    expectError(await as(t.http.get(`${GRANTS}/${g.body.permissionGrant.id}`), a.codename, a.user.token), 403, 'PermissionDenied');
   });
 
   it('store admins act in their store only: another store\'s users and grants are not found', async () => {

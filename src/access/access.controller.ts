@@ -8,6 +8,7 @@ import { Ctx, type RequestContext } from '../common/request-context.js';
 import { ADMIN_ROLES } from '../user/roles.js';
 import { CreateGrantInput, EffectivePermissionsResponse, IdParam, PermissionDecisionResponse, PermissionGrantResponse, PermissionNameParam, toGrantResponse } from './access.dto.js';
 import { AccessService, principalOf } from './access.service.js';
+import { P } from '../common/service-permissions.js';
 
 @ApiTags('permissions')
 @Controller('auth-api')
@@ -15,7 +16,7 @@ export class AccessController {
   constructor(private readonly access: AccessService) {}
 
   @Get('permissions')
-  @Authenticated({ principals: USER_OR_API_KEY })
+  @Authenticated({ principals: USER_OR_API_KEY, permission: null })
   @ApiOperation({ summary: 'Your effective permissions: every known permission with `canDo` and the objects that are exceptions.' })
   @ApiResult(EffectivePermissionsResponse)
   async effective(@Ctx() ctx: RequestContext) {
@@ -23,7 +24,7 @@ export class AccessController {
   }
 
   @Get('permissions/:name')
-  @Authenticated({ principals: USER_OR_API_KEY })
+  @Authenticated({ principals: USER_OR_API_KEY, permission: null })
   @ApiOperation({ summary: 'Whether you hold one permission: `{ canDo, exceptions }`.' })
   @ApiResult(PermissionDecisionResponse)
   async one(@Ctx() ctx: RequestContext, @Param() params: PermissionNameParam) {
@@ -31,7 +32,7 @@ export class AccessController {
   }
 
   @Post('v1/permissiongrants')
-  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES })
+  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.grantsWrite })
   @HttpCode(HttpStatus.CREATED)
   @Envelope({ dataName: 'permissionGrant', action: 'create' })
   @ApiOperation({ summary: 'Grant (or, with canDo false, deny) a permission you hold to a role below yours, a user you may manage or a group, or (the store owner) to the whole store; optionally for one object.' })
@@ -41,7 +42,7 @@ export class AccessController {
   }
 
   @Get('v1/permissiongrants')
-  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES })
+  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.grantsRead })
   @Envelope({ dataName: 'permissionGrants', action: 'list' })
   @ApiOperation({ summary: 'The grants of this store (at root: the SaaS-level grants), paged.' })
   @ApiResult([PermissionGrantResponse])
@@ -51,7 +52,7 @@ export class AccessController {
   }
 
   @Get('v1/permissiongrants/:id')
-  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES })
+  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.grantsRead })
   @Envelope({ dataName: 'permissionGrant', action: 'get' })
   @ApiOperation({ summary: 'One grant of this store (at root: a SaaS-level grant).' })
   @ApiResult(PermissionGrantResponse)
@@ -60,7 +61,7 @@ export class AccessController {
   }
 
   @Delete('v1/permissiongrants/:id')
-  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES })
+  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.grantsWrite })
   @Envelope({ dataName: 'permissionGrant', action: 'delete' })
   @ApiOperation({ summary: 'Delete a grant of this store, for a role below yours or a user you may manage (the store owner: any); it stops counting at once.' })
   @ApiResult(DeletedResponse)

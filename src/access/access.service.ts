@@ -78,9 +78,10 @@ export class AccessService implements OnModuleInit {
   }
 
   // Who must agree on an answer: the caller; for an API key also its creator as it is now (a
-  // deactivated or deleted creator: nobody, so nothing is allowed).
+  // deactivated or deleted creator: nobody, so nothing is allowed). Without `pbacIsActive` roles
+  // decide, and a key's roles were bounded by its creator's when it was made.
   private async parties(principal: AccessPrincipal): Promise<AccessPrincipal[]> {
-    if (principal.kind !== 'apiKey') return [principal];
+    if (principal.kind !== 'apiKey' || !this.config.settings.pbacIsActive) return [principal];
     const creator = principal.storeId && principal.userId ? await this.users.findById(principal.storeId, principal.userId) : null;
     if (!creator?.isActive) return [];
     return [principal, { kind: 'user', storeId: principal.storeId, userId: creator.id, roles: creator.roles }];

@@ -1,7 +1,11 @@
 import { Environment } from '@marcbachmann/cel-js';
 import type { ServiceSettings } from '../config/settings.js';
 import { ConfigError } from '../config/env.js';
-import { SAAS_ROLES, SINGLE_TENANT_ROLES, TENANT_ROLES } from '../user/roles.js';
+import { EVERY_ROLE_PERMISSIONS, SERVICE_PERMISSION_GROUPS } from '../common/service-permissions.js';
+import { hasAdminRole, SAAS_ROLES, SINGLE_TENANT_ROLES, TENANT_ROLES } from '../user/roles.js';
+
+const SERVICE_PERMISSIONS: ReadonlySet<string> = new Set(SERVICE_PERMISSION_GROUPS.flatMap((g) => g.permissions));
+const EVERY_ROLE: ReadonlySet<string> = new Set(EVERY_ROLE_PERMISSIONS);
 
 // Who asks. An API key acts as its creator with the key's roles, limited to the key's
 // `permissions` when it lists any, and never beyond what its creator holds now; a machine token
@@ -71,10 +75,10 @@ export class PermissionCatalogue {
 
   constructor(readonly settings: ServiceSettings) {
     const problems: string[] = [];
-    const names = new Set<string>();
+    const names = new Set<string>(SERVICE_PERMISSION_GROUPS.flatMap((g) => g.permissions));
     for (const group of settings.permissionGroups) {
       for (const p of group.permissions) {
-        if (names.has(p)) problems.push(`settings.permissionGroups: permission "${p}" is listed twice (group "${group.groupName}")`);
+        if (names.has(p)) problems.push(`settings.permissionGroups: permission "${p}" is listed twice (group "${group.groupName}")${SERVICE_PERMISSIONS.has(p) ? ': it is one of the service\'s own' : ''}`);
         names.add(p);
       }
     }
@@ -113,6 +117,13 @@ export class PermissionCatalogue {
 
   isKnown(permission: string): boolean {
     return this.names.has(permission);
+  }
+
+  // The service's own route permissions as its routes' role lists give them: the administrators'
+  // to administrator roles, the rest to every role (custom ones included).
+  service(roles: readonly string[], permission: string): boolean {
+    if (!SERVICE_PERMISSIONS.has(permission)) return false;
+    return EVERY_ROLE.has(permission) ? roles.length > 0 : hasAdminRole(roles);
   }
 
   roleBased(roles: readonly string[], permission: string): boolean {
@@ -164,12 +175,16 @@ export interface Decision {
   exceptions: { objectId: string; canDo: boolean }[];
 }
 
-// The one decision. Deny by default; absolute roles pass; for an object, its own grants (deny
+// The one decision. Deny by default; absolute roles pass; without `pbacIsActive` so do the
+// service's own route permissions its routes' role lists give. For an object, its own grants (deny
 // first) come before the general ones; a general deny beats a general allow. `grants` are the
 // principal's grants of the permission (its roles, itself, its groups, its store), read fresh.
 export function decide(catalogue: PermissionCatalogue, principal: AccessPrincipal, permission: string, grants: readonly GrantLike[], object?: AccessObject): boolean {
   const s = catalogue.settings;
-  if (!s.pbacIsActive || !catalogue.isKnown(permission)) return principal.kind !== 'machine' && principal.roles.some((r) => ABSOLUTE_ROLES.includes(r));
+  if (!s.pbacIsActive || !catalogue.isKnown(permission)) {
+    if (principal.kind === 'machine') return false;
+    return principal.roles.some((r) => ABSOLUTE_ROLES.includes(r)) || (!s.pbacIsActive && catalogue.service(principal.roles, permission));
+  }
   if (principal.kind === 'machine') return catalogue.machine(principal.machine ?? '', permission);
   if (principal.roles.some((r) => ABSOLUTE_ROLES.includes(r))) return true;
   const active = grants.filter((g) => g.permission === permission && typeActive(s, g));
@@ -182,6 +197,7 @@ export function decide(catalogue: PermissionCatalogue, principal: AccessPrincipa
   if (general.some((g) => !g.canDo)) return false;
   if (general.some((g) => g.canDo)) return true;
   if (s.permissionTypes.roleBased && catalogue.roleBased(principal.roles, permission)) return true;
+  if (catalogue.service(principal.roles, permission)) return true;
   return !!object && s.permissionTypes.attributeBased && catalogue.attribute(principal, permission, object);
 }
 

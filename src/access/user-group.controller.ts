@@ -8,8 +8,9 @@ import { Ctx, type RequestContext } from '../common/request-context.js';
 import { ADMIN_ROLES } from '../user/roles.js';
 import { CreateGroupInput, CreateMemberInput, IdParam, MemberQuery, toGroupResponse, toMemberResponse, UpdateGroupInput, UpdateMemberInput, UserGroupMemberResponse, UserGroupResponse } from './access.dto.js';
 import { AccessService, principalOf } from './access.service.js';
+import { P, type ServicePermission } from '../common/service-permissions.js';
 
-const ADMINS = { principals: USER_OR_API_KEY, roles: ADMIN_ROLES };
+const admins = (permission: ServicePermission) => ({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission });
 
 // User groups and their members (settings `userGroupsActive`); admin-level users only.
 @ApiTags('user groups')
@@ -18,7 +19,7 @@ export class UserGroupController {
   constructor(private readonly access: AccessService) {}
 
   @Post('usergroups')
-  @Authenticated(ADMINS)
+  @Authenticated(admins(P.groupsWrite))
   @HttpCode(HttpStatus.CREATED)
   @Envelope({ dataName: 'userGroup', action: 'create' })
   @ApiOperation({ summary: 'Create a group: in this store (userGroupsInTenantLevel), else global (SaaS admins only).' })
@@ -28,7 +29,7 @@ export class UserGroupController {
   }
 
   @Get('usergroups')
-  @Authenticated(ADMINS)
+  @Authenticated(admins(P.groupsRead))
   @Envelope({ dataName: 'userGroups', action: 'list' })
   @ApiOperation({ summary: 'This store\'s groups and the global ones, paged.' })
   @ApiResult([UserGroupResponse])
@@ -38,7 +39,7 @@ export class UserGroupController {
   }
 
   @Get('usergroups/:id')
-  @Authenticated(ADMINS)
+  @Authenticated(admins(P.groupsRead))
   @Envelope({ dataName: 'userGroup', action: 'get' })
   @ApiResult(UserGroupResponse)
   async get(@Ctx() ctx: RequestContext, @Param() params: IdParam): Promise<Enveloped<unknown>> {
@@ -46,7 +47,7 @@ export class UserGroupController {
   }
 
   @Patch('usergroups/:id')
-  @Authenticated(ADMINS)
+  @Authenticated(admins(P.groupsWrite))
   @Envelope({ dataName: 'userGroup', action: 'update' })
   @ApiResult(UserGroupResponse)
   async update(@Ctx() ctx: RequestContext, @Param() params: IdParam, @Body() input: UpdateGroupInput): Promise<Enveloped<unknown>> {
@@ -54,7 +55,7 @@ export class UserGroupController {
   }
 
   @Delete('usergroups/:id')
-  @Authenticated(ADMINS)
+  @Authenticated(admins(P.groupsWrite))
   @Envelope({ dataName: 'userGroup', action: 'delete' })
   @ApiOperation({ summary: 'Delete a group; its memberships and grants end with it.' })
   @ApiResult(DeletedResponse)
@@ -64,7 +65,7 @@ export class UserGroupController {
   }
 
   @Post('usergroupmembers')
-  @Authenticated(ADMINS)
+  @Authenticated(admins(P.membersWrite))
   @HttpCode(HttpStatus.CREATED)
   @Envelope({ dataName: 'userGroupMember', action: 'create' })
   @ApiOperation({ summary: 'Add a user of this store whom you may manage to a group of this store or a global group.' })
@@ -74,7 +75,7 @@ export class UserGroupController {
   }
 
   @Get('usergroupmembers')
-  @Authenticated(ADMINS)
+  @Authenticated(admins(P.membersRead))
   @Envelope({ dataName: 'userGroupMembers', action: 'list' })
   @ApiOperation({ summary: 'Memberships of this store\'s users (optionally of one group), paged.' })
   @ApiResult([UserGroupMemberResponse])
@@ -84,7 +85,7 @@ export class UserGroupController {
   }
 
   @Get('usergroupmembers/:id')
-  @Authenticated(ADMINS)
+  @Authenticated(admins(P.membersRead))
   @Envelope({ dataName: 'userGroupMember', action: 'get' })
   @ApiResult(UserGroupMemberResponse)
   async member(@Ctx() ctx: RequestContext, @Param() params: IdParam): Promise<Enveloped<unknown>> {
@@ -92,7 +93,7 @@ export class UserGroupController {
   }
 
   @Patch('usergroupmembers/:id')
-  @Authenticated(ADMINS)
+  @Authenticated(admins(P.membersWrite))
   @Envelope({ dataName: 'userGroupMember', action: 'update' })
   @ApiOperation({ summary: 'Move a membership to another group or user, under the rules of adding one.' })
   @ApiResult(UserGroupMemberResponse)
@@ -101,7 +102,7 @@ export class UserGroupController {
   }
 
   @Delete('usergroupmembers/:id')
-  @Authenticated(ADMINS)
+  @Authenticated(admins(P.membersWrite))
   @Envelope({ dataName: 'userGroupMember', action: 'delete' })
   @ApiResult(DeletedResponse)
   async removeMember(@Ctx() ctx: RequestContext, @Param() params: IdParam): Promise<Enveloped<unknown>> {

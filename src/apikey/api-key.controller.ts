@@ -8,6 +8,7 @@ import { Authenticated, USER_ONLY, USER_OR_API_KEY } from '../common/policy.js';
 import { Ctx, type RequestContext } from '../common/request-context.js';
 import { ApiKeyIdParam, ApiKeyResponse, CreateApiKeyInput, CreatedApiKeyResponse, toApiKeyResponse, ValidateApiKeyResponse } from './api-key.dto.js';
 import { ApiKeyService } from './api-key.service.js';
+import { P } from '../common/service-permissions.js';
 
 class ValidateApiKeyInput {
   @IsString()
@@ -21,7 +22,7 @@ export class ApiKeyController {
   constructor(private readonly apiKeys: ApiKeyService) {}
 
   @Post('v1/apikeys')
-  @Authenticated({ principals: USER_ONLY })
+  @Authenticated({ principals: USER_ONLY, permission: P.apiKeysCreate })
   @HttpCode(HttpStatus.CREATED)
   @Envelope({ dataName: 'apiKey', action: 'create' })
   @ApiOperation({ summary: 'Create an API key; the plaintext `key` is shown in this response only.' })
@@ -32,7 +33,7 @@ export class ApiKeyController {
   }
 
   @Get('v1/apikeys')
-  @Authenticated({ principals: USER_OR_API_KEY })
+  @Authenticated({ principals: USER_OR_API_KEY, permission: P.apiKeysList })
   @Envelope({ dataName: 'apiKeys', action: 'list' })
   @ApiOperation({ summary: 'Your API keys (store admins: the store\'s), by prefix, never the key; newest first, paged.' })
   @ApiResult([ApiKeyResponse])
@@ -42,7 +43,7 @@ export class ApiKeyController {
   }
 
   @Delete('v1/apikeys/:id')
-  @Authenticated({ principals: USER_ONLY })
+  @Authenticated({ principals: USER_ONLY, permission: P.apiKeysDelete })
   @Envelope({ dataName: 'apiKey', action: 'delete' })
   @ApiOperation({ summary: 'Delete an API key; its cached sessions end at once.' })
   @ApiResult(DeletedResponse)
@@ -53,7 +54,7 @@ export class ApiKeyController {
 
   // For other services, with a machine token: the session of an API key, or 401.
   @Post('validateapikey')
-  @Authenticated({ principals: { user: false, apiKey: false, machine: true } })
+  @Authenticated({ principals: { user: false, apiKey: false, machine: true }, permission: null })
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Internal: the session of an API key (machine token required).' })
   @ApiResult(ValidateApiKeyResponse)

@@ -72,7 +72,7 @@ export class AuthController {
   }
 
   @Get('currentuser')
-  @Authenticated({ principals: USER_OR_API_KEY, noLoginShape: true, during2FA: true })
+  @Authenticated({ principals: USER_OR_API_KEY, permission: null, noLoginShape: true, during2FA: true })
   @ApiOperation({ summary: 'The session of the access token (or API key) sent.' })
   @ApiResult(SessionResponse)
   currentUser(@Ctx() ctx: RequestContext) {
@@ -99,7 +99,7 @@ export class AuthController {
   }
 
   @Get('sessions')
-  @Authenticated({ principals: USER_ONLY })
+  @Authenticated({ principals: USER_ONLY, permission: null })
   @ApiOperation({ summary: 'Your live sessions, newest first, paged; the current one is marked.' })
   @ApiResult(SessionListResponse)
   async listSessions(@Ctx() ctx: RequestContext, @Query() query: PageQuery) {
@@ -109,7 +109,7 @@ export class AuthController {
   }
 
   @Delete('sessions/:id')
-  @Authenticated({ principals: USER_OR_API_KEY })
+  @Authenticated({ principals: USER_OR_API_KEY, permission: null })
   @ApiOperation({ summary: 'End one of your sessions (a key: one of its creator\'s logins).' })
   @ApiResult(SessionsEndedResponse)
   async endSession(@Ctx() ctx: RequestContext, @Param() params: SessionIdParam) {
@@ -120,7 +120,7 @@ export class AuthController {
   }
 
   @Delete('sessions')
-  @Authenticated({ principals: USER_OR_API_KEY })
+  @Authenticated({ principals: USER_OR_API_KEY, permission: null })
   @ApiOperation({ summary: 'End all your sessions but this one (a key: all its creator\'s logins; the key stays).' })
   @ApiResult(SessionsEndedResponse)
   async endOtherSessions(@Ctx() ctx: RequestContext) {

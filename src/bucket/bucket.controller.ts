@@ -22,7 +22,7 @@ export class BucketController {
   constructor(private readonly bucket: BucketService) {}
 
   @Post('upload')
-  @Authenticated({ principals: USER_OR_API_KEY, bucketToken: true })
+  @Authenticated({ principals: USER_OR_API_KEY, permission: null, bucketToken: true })
   @HttpCode(HttpStatus.CREATED)
   @UseInterceptors(FileInterceptor('file'))
   @ApiConsumes('multipart/form-data')

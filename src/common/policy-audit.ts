@@ -46,7 +46,7 @@ function describe(policy: AuthPolicy | undefined): string {
   return [
     `authenticated(${kinds.join(',')})`,
     policy.roles && `roles=${policy.roles.join(',')}`,
-    policy.permission && `permission=${policy.permission}`,
+    `permission=${policy.permission ?? 'none'}`,
     policy.bucketToken && 'bucketToken',
     policy.publicWhen && `publicWhen=${policy.publicWhen}`,
     policy.during2FA && 'during2FA',

@@ -16,7 +16,11 @@ export interface AuthPolicy {
   principals: Principals;
   // Any one of these roles is enough; absent means any authenticated caller.
   roles?: readonly string[];
-  permission?: string;
+  // The permission the route needs (src/common/service-permissions.ts), or null where the caller
+  // acts on its own login only (its identity, sessions, inbox, second factor, channels), is a
+  // machine, or the handler checks the object itself. Required, so the route-policy snapshot shows every route's permission. Without
+  // `pbacIsActive` the role list decides; with it, the permission does (through can()).
+  permission: string | null;
   // The avatar bucket also takes the login's `userBucketToken`.
   bucketToken?: boolean;
   // Open to anyone when this setting is true (POST /users with userRegisterIsPublic).

@@ -2,10 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { ApiKeyService } from '../apikey/api-key.service.js';
 import { AuthenticationService } from '../auth/authentication.service.js';
 import { AppError } from '../common/errors.js';
+import { AppConfig } from '../config/app-config.js';
 import type { ContextRequest } from '../common/request-context.js';
 import type { SessionData } from '../session/session.types.js';
 import { ROOT_CODENAME, type StoreEntity } from '../store/store.entity.js';
 import { StoreService } from '../store/store.service.js';
+import { refuseTargetingWhenSingle } from '../tenancy/tenancy.middleware.js';
 import { SAAS_ROLES } from '../user/roles.js';
 import { VerificationGate } from '../verification/verification.gate.js';
 import type { Subscriber } from './event-access.service.js';
@@ -37,9 +39,12 @@ export class EventPrincipals {
     private readonly apiKeys: ApiKeyService,
     private readonly stores: StoreService,
     private readonly verification: VerificationGate,
+    private readonly config: AppConfig,
   ) {}
 
   async authenticate(credentials: Credentials): Promise<ConnectionPrincipal> {
+    // As on HTTP: a single-tenant deployment refuses a named store (`root` aside).
+    refuseTargetingWhenSingle(this.config.settings.tenancy, credentials.codename);
     let store = await this.stores.resolve(credentials.codename ?? ROOT_CODENAME);
     const req = { headers: credentials.headers, query: credentials.query, body: {}, ctx: { store } } as unknown as ContextRequest;
 

@@ -47,7 +47,7 @@ export class InboxController {
   ) {}
 
   @Get()
-  @Authenticated({ principals: USER_OR_API_KEY })
+  @Authenticated({ principals: USER_OR_API_KEY, permission: null })
   @Envelope({ dataName: 'notifications', action: 'list' })
   @ApiOperation({ summary: 'Your in-app notifications, newest first.' })
   @ApiResult([InboxItemResponse])
@@ -56,7 +56,7 @@ export class InboxController {
   }
 
   @Get('unread')
-  @Authenticated({ principals: USER_OR_API_KEY })
+  @Authenticated({ principals: USER_OR_API_KEY, permission: null })
   @Envelope({ dataName: 'notifications', action: 'list' })
   @ApiOperation({ summary: 'Your unread in-app notifications, newest first.' })
   @ApiResult([InboxItemResponse])
@@ -65,7 +65,7 @@ export class InboxController {
   }
 
   @Post(':id/read')
-  @Authenticated({ principals: USER_OR_API_KEY })
+  @Authenticated({ principals: USER_OR_API_KEY, permission: null })
   @HttpCode(HttpStatus.OK)
   @Envelope({ dataName: 'notification', action: 'update' })
   @ApiOperation({ summary: 'Mark one of your notifications read (again is fine).' })

@@ -16,7 +16,7 @@ export class RealtimeController {
   constructor(private readonly realtime: RealtimeAccessService) {}
 
   @Post('auth')
-  @Authenticated({ principals: USER_OR_API_KEY })
+  @Authenticated({ principals: USER_OR_API_KEY, permission: null })
   @HttpCode(HttpStatus.OK)
   @ApiResult(ChannelAuthResponse)
   @ApiOperation({ summary: 'Authorize a private-/presence- channel of your store: { auth, channel_data?, shared_secret? }.' })
@@ -25,7 +25,7 @@ export class RealtimeController {
   }
 
   @Post('user-auth')
-  @Authenticated({ principals: USER_OR_API_KEY })
+  @Authenticated({ principals: USER_OR_API_KEY, permission: null })
   @HttpCode(HttpStatus.OK)
   @ApiResult(UserAuthResponse)
   @ApiOperation({ summary: 'Authenticate your connection as your user: { auth, user_data }.' })

@@ -8,6 +8,7 @@ import { Ctx, type RequestContext } from '../common/request-context.js';
 import { ADMIN_ROLES } from '../user/roles.js';
 import { BriefStoreResponse, StoreResponse, toBriefStoreResponse, toStoreResponse, UpdateStoreInput } from './store.dto.js';
 import { StoreService } from './store.service.js';
+import { P } from '../common/service-permissions.js';
 
 @ApiTags('stores')
 @Controller('auth-api/v1')
@@ -25,7 +26,7 @@ export class StoreController {
   }
 
   @Patch('store')
-  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES })
+  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.storeUpdate })
   @Envelope({ dataName: 'store', action: 'update' })
   @ApiOperation({ summary: 'Change the targeted store (its administrators): its notification language.' })
   @ApiResult(StoreResponse)

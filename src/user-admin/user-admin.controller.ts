@@ -11,6 +11,7 @@ import { UserService } from '../user/user.service.js';
 import { VerificationGate } from '../verification/verification.gate.js';
 import { CreateUserInput, UpdateUserInput, UserIdParam } from './user-admin.dto.js';
 import { UserAdminService } from './user-admin.service.js';
+import { P } from '../common/service-permissions.js';
 
 @ApiTags('users')
 @Controller('auth-api')
@@ -22,7 +23,7 @@ export class UserAdminController {
   ) {}
 
   @Post('users')
-  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, publicWhen: 'userRegisterIsPublic' })
+  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.usersCreate, publicWhen: 'userRegisterIsPublic' })
   @HttpCode(HttpStatus.CREATED)
   @Envelope({ dataName: 'user', action: 'create' })
   @ApiOperation({ summary: 'Create a user in the targeted store (admins; anyone when userRegisterIsPublic).' })
@@ -37,7 +38,7 @@ export class UserAdminController {
   }
 
   @Get('v1/users')
-  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES })
+  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.usersList })
   @Envelope({ dataName: 'users', action: 'list' })
   @ApiOperation({ summary: 'Users of the targeted store, paged.' })
   @ApiResult([UserResponse])
@@ -47,7 +48,7 @@ export class UserAdminController {
   }
 
   @Get('v1/users/:id')
-  @Authenticated({ principals: USER_OR_API_KEY })
+  @Authenticated({ principals: USER_OR_API_KEY, permission: P.usersRead })
   @Envelope({ dataName: 'user', action: 'get' })
   @ApiOperation({ summary: 'A user of the store (admins), or your own profile.' })
   @ApiResult(UserResponse)
@@ -56,7 +57,7 @@ export class UserAdminController {
   }
 
   @Patch('v1/users/:id')
-  @Authenticated({ principals: USER_OR_API_KEY })
+  @Authenticated({ principals: USER_OR_API_KEY, permission: P.usersUpdate })
   @Envelope({ dataName: 'user', action: 'update' })
   @ApiOperation({ summary: 'Change a user (admins), or your own profile (not your role, store or flags).' })
   @ApiResult(UserResponse)
@@ -65,7 +66,7 @@ export class UserAdminController {
   }
 
   @Delete('v1/users/:id')
-  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES })
+  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.usersDelete })
   @Envelope({ dataName: 'user', action: 'delete' })
   @ApiOperation({ summary: 'Delete a user of the store and end its sessions.' })
   @ApiResult(DeletedResponse)

@@ -12,7 +12,7 @@ import { VerificationService, type VerificationCaller } from './verification.ser
 
 const BASE = 'verification-services';
 // Open to a login whose second factor is pending: that is what they complete.
-const SECOND_FACTOR = { principals: USER_ONLY, during2FA: true } as const;
+const SECOND_FACTOR = { principals: USER_ONLY, permission: null, during2FA: true } as const;
 
 function caller(ctx: RequestContext, acceptLanguage: string | undefined): VerificationCaller {
   return { store: ctx.store!, session: ctx.session, acceptLanguage };

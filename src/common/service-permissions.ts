@@ -1,0 +1,35 @@
+// The permissions the service's own routes declare (`@Authenticated({ permission })`). They are
+// always known, beside the deployment's `permissionGroups`. With `pbacIsActive` a route's
+// permission decides instead of its role list; the service grants these to the roles its routes
+// name (AccessModule), so turning PBAC on changes no answer until a grant does.
+export const P = {
+  usersList: 'users.list',
+  usersRead: 'users.read',
+  usersCreate: 'users.create',
+  usersUpdate: 'users.update',
+  usersDelete: 'users.delete',
+  apiKeysList: 'apikeys.list',
+  apiKeysCreate: 'apikeys.create',
+  apiKeysDelete: 'apikeys.delete',
+  storeUpdate: 'store.update',
+  grantsRead: 'permissiongrants.read',
+  grantsWrite: 'permissiongrants.write',
+  groupsRead: 'usergroups.read',
+  groupsWrite: 'usergroups.write',
+  membersRead: 'usergroupmembers.read',
+  membersWrite: 'usergroupmembers.write',
+} as const;
+
+export type ServicePermission = (typeof P)[keyof typeof P];
+
+export const SERVICE_PERMISSION_GROUPS: readonly { groupName: string; permissions: readonly ServicePermission[] }[] = [
+  { groupName: 'users', permissions: [P.usersList, P.usersRead, P.usersCreate, P.usersUpdate, P.usersDelete] },
+  { groupName: 'apiKeys', permissions: [P.apiKeysList, P.apiKeysCreate, P.apiKeysDelete] },
+  { groupName: 'store', permissions: [P.storeUpdate] },
+  { groupName: 'permissionGrants', permissions: [P.grantsRead, P.grantsWrite] },
+  { groupName: 'userGroups', permissions: [P.groupsRead, P.groupsWrite, P.membersRead, P.membersWrite] },
+];
+
+// What the routes open to every role (a user reads and changes itself, manages its own keys);
+// the others are the administrators'.
+export const EVERY_ROLE_PERMISSIONS: readonly ServicePermission[] = [P.usersRead, P.usersUpdate, P.apiKeysList, P.apiKeysCreate, P.apiKeysDelete];
