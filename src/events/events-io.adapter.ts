@@ -52,7 +52,8 @@ export class EventsIoAdapter extends IoAdapter {
       // by ioredis as an unhandled error event.
       const logger = new Logger('Redis');
       const pub = watchRedis(new Redis(url, REDIS_OPTIONS), logger);
-      const sub = unsubscribesQuietly(watchRedis(pub.duplicate(), logger));
+      // Its subscriptions wait for Redis, however long an outage lasts at start.
+      const sub = subscriptionsQuietly(watchRedis(pub.duplicate({ maxRetriesPerRequest: null }), logger));
       this.redis.push(pub, sub);
       server.adapter(createAdapter(pub, sub, { key: `${this.config.env.PROJECT_CODENAME}:socket.io` }));
     }
@@ -65,11 +66,12 @@ export class EventsIoAdapter extends IoAdapter {
   }
 }
 
-// The Redis adapter unsubscribes on close without waiting for the answer: during a Redis outage
-// those commands fail with nobody listening (an unhandled rejection at shutdown). Nothing is left
-// to unsubscribe from once the connection is gone, so their failure is dropped.
-function unsubscribesQuietly(redis: Redis): Redis {
-  for (const name of ['unsubscribe', 'punsubscribe'] as const) {
+// The Redis adapter subscribes when a namespace is made and unsubscribes on close without
+// waiting for the answers: a close before they are answered (a boot refused by a setting, an
+// outage at shutdown) fails them with nobody listening, an unhandled rejection. Once the
+// connection is closed there is nothing left to (un)subscribe, so those failures are dropped.
+function subscriptionsQuietly(redis: Redis): Redis {
+  for (const name of ['subscribe', 'psubscribe', 'unsubscribe', 'punsubscribe'] as const) {
     const command = redis[name].bind(redis) as (...args: unknown[]) => Promise<unknown>;
     (redis as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
       const answer = command(...args);
