@@ -34,6 +34,9 @@ export async function createApp(sources: ConfigSources = {}): Promise<RunningApp
     });
     app.useLogger(app.get(Logger));
     app.disable('x-powered-by');
+    // Answers are `Cache-Control: no-store` (images aside, served with their own validators): an
+    // ETag would be a SHA-1 of every body that no client can use.
+    app.set('etag', false);
     if (config.env.TRUST_PROXY) app.set('trust proxy', trustProxy(config.env.TRUST_PROXY));
     app.use(requestContext);
     app.use(securityHeaders());
