@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { ManualClock } from '../src/clock/clock.js';
 import type { SettingsOverrides } from '../src/config/settings.js';
+import { EventPublisher } from '../src/broker/event-publisher.js';
 import { VerificationRepository } from '../src/verification/verification.repository.js';
-import { expectError, login, PASSWORD, registerStore, startApp, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
+import { expectError, login, PASSWORD, registerStore, startApp, uniqueEmail, waitFor, type RegisteredStore, type TestApp } from './helpers.js';
 
 // The six verification flows in testMode (the code comes back in the `start` answer), their
 // windows on a clock the test moves, brute force, codes out of their store or flow, no account
@@ -102,6 +103,25 @@ describe('verification flows in testMode', () => {
       const done = await complete(t, user.store.codename, 'email-verification', { email: user.email, secretCode: started.body.secretCode }).expect(200);
       expect(done.body).toEqual({ status: 'OK', isVerified: true, email: user.email });
       expect(await userRow(t, user.id)).toEqual({ emailVerified: true, mobileVerified: false });
+    });
+
+    it('a completed verification or reset publishes user-updated with the changed user', async () => {
+      const published: { topic: string; data: Record<string, unknown> }[] = [];
+      const stop = t.app.get(EventPublisher).onPublished((topic, data) => published.push({ topic, data }));
+      try {
+        const user = await registerUser(t);
+        const updated = () => published.filter((e) => e.topic === 'auth-user-updated' && e.data.id === user.id);
+        const code = await codeFor(t, user.store.codename, 'email-verification', { email: user.email });
+        await complete(t, user.store.codename, 'email-verification', { email: user.email, secretCode: code }).expect(200);
+        const first = await waitFor('user-updated after the verification', () => updated()[0]);
+        expect(first.data).toMatchObject({ id: user.id, storeId: user.store.storeId, emailVerified: true });
+        expect(first.data).not.toHaveProperty('password');
+        const reset = await codeFor(t, user.store.codename, 'password-reset-by-email', { email: user.email });
+        await complete(t, user.store.codename, 'password-reset-by-email', { email: user.email, secretCode: reset, password: 'another good password 42' }).expect(200);
+        await waitFor('user-updated after the reset', () => (updated().length >= 2 ? true : undefined));
+      } finally {
+        stop();
+      }
     });
 
     it('mobile-verification: the number however written; complete verifies the mobile', async () => {

@@ -1,3 +1,4 @@
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
@@ -47,6 +48,7 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
     private readonly notifications: NotificationService,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly events: EventEmitter2,
   ) {
     // With KEY_ENCRYPTION_SECRET a stolen table alone does not give the codes back.
     this.pepper = config.env.KEY_ENCRYPTION_SECRET ?? 'verification-codes';
@@ -185,6 +187,8 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
     } else {
       await this.users.update(storeId, user.id, verified);
     }
+    // The user changed (verified, or a new password): `user-updated` on the event channel.
+    this.events.emit('user.updated', { userId: user.id, storeId });
     return { status: 'OK', isVerified: true, [spec.identifier]: consumed.subject };
   }
 
