@@ -5,10 +5,10 @@ import { Envelope, type Enveloped } from '../common/envelope.js';
 import { PageQuery, paging } from '../common/paging.js';
 import { Authenticated, USER_OR_API_KEY } from '../common/policy.js';
 import { Ctx, type RequestContext } from '../common/request-context.js';
+import { P } from '../common/service-permissions.js';
 import { ADMIN_ROLES } from '../user/roles.js';
 import { CreateGrantInput, EffectivePermissionsResponse, IdParam, PermissionDecisionResponse, PermissionGrantResponse, PermissionNameParam, toGrantResponse } from './access.dto.js';
 import { AccessService, principalOf } from './access.service.js';
-import { P } from '../common/service-permissions.js';
 
 @ApiTags('permissions')
 @Controller('auth-api')

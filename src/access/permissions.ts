@@ -75,7 +75,7 @@ export class PermissionCatalogue {
 
   constructor(readonly settings: ServiceSettings) {
     const problems: string[] = [];
-    const names = new Set<string>(SERVICE_PERMISSION_GROUPS.flatMap((g) => g.permissions));
+    const names = new Set<string>(SERVICE_PERMISSIONS);
     for (const group of settings.permissionGroups) {
       for (const p of group.permissions) {
         if (names.has(p)) problems.push(`settings.permissionGroups: permission "${p}" is listed twice (group "${group.groupName}")${SERVICE_PERMISSIONS.has(p) ? ': it is one of the service\'s own' : ''}`);

@@ -5,10 +5,10 @@ import { Envelope, type Enveloped } from '../common/envelope.js';
 import { PageQuery, paging } from '../common/paging.js';
 import { Authenticated, USER_OR_API_KEY } from '../common/policy.js';
 import { Ctx, type RequestContext } from '../common/request-context.js';
+import { P, type ServicePermission } from '../common/service-permissions.js';
 import { ADMIN_ROLES } from '../user/roles.js';
 import { CreateGroupInput, CreateMemberInput, IdParam, MemberQuery, toGroupResponse, toMemberResponse, UpdateGroupInput, UpdateMemberInput, UserGroupMemberResponse, UserGroupResponse } from './access.dto.js';
 import { AccessService, principalOf } from './access.service.js';
-import { P, type ServicePermission } from '../common/service-permissions.js';
 
 const admins = (permission: ServicePermission) => ({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission });
 

@@ -6,9 +6,9 @@ import { Envelope, type Enveloped } from '../common/envelope.js';
 import { PageQuery, paging } from '../common/paging.js';
 import { Authenticated, USER_ONLY, USER_OR_API_KEY } from '../common/policy.js';
 import { Ctx, type RequestContext } from '../common/request-context.js';
+import { P } from '../common/service-permissions.js';
 import { ApiKeyIdParam, ApiKeyResponse, CreateApiKeyInput, CreatedApiKeyResponse, toApiKeyResponse, ValidateApiKeyResponse } from './api-key.dto.js';
 import { ApiKeyService } from './api-key.service.js';
-import { P } from '../common/service-permissions.js';
 
 class ValidateApiKeyInput {
   @IsString()

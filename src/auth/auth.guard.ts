@@ -123,9 +123,10 @@ export class AuthGuard implements CanActivate {
     return true;
   }
 
-  // With `pbacIsActive` a route's permission decides in place of its role list (the service grants
-  // its route permissions to the roles the routes name, see AccessModule); without it the role
-  // list decides, and a permission is checked only on a route that names no roles.
+  // With `pbacIsActive` a route's permission decides in place of its role list (the service's
+  // route permissions are held by the roles the routes name, see PermissionCatalogue.service);
+  // without it the role list decides, and a permission is checked only on a route that names no
+  // roles.
   private permissionDecides(policy: AuthPolicy): boolean {
     return !!policy.permission && this.config.settings.pbacIsActive;
   }

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
+import { PrivateRedis, privateServersAvailable } from '../../test/private-servers.js';
 import type { Broker, BrokerMessage } from './broker.js';
 import { MemoryBroker } from './memory-broker.js';
-import { PrivateRedis, privateServersAvailable } from '../../test/private-servers.js';
 import { RedisStreamsBroker } from './redis-streams-broker.js';
 
 // One contract, every adapter: what the event channel relies on from a broker.

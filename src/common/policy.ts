@@ -18,8 +18,9 @@ export interface AuthPolicy {
   roles?: readonly string[];
   // The permission the route needs (src/common/service-permissions.ts), or null where the caller
   // acts on its own login only (its identity, sessions, inbox, second factor, channels), is a
-  // machine, or the handler checks the object itself. Required, so the route-policy snapshot shows every route's permission. Without
-  // `pbacIsActive` the role list decides; with it, the permission does (through can()).
+  // machine, or the handler checks the object itself. Required, so the route-policy snapshot
+  // shows every route's permission. Without `pbacIsActive` the role list decides; with it, the
+  // permission does (through can()).
   permission: string | null;
   // The avatar bucket also takes the login's `userBucketToken`.
   bucketToken?: boolean;

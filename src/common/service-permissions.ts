@@ -1,7 +1,7 @@
 // The permissions the service's own routes declare (`@Authenticated({ permission })`). They are
 // always known, beside the deployment's `permissionGroups`. With `pbacIsActive` a route's
-// permission decides instead of its role list; the service grants these to the roles its routes
-// name (AccessModule), so turning PBAC on changes no answer until a grant does.
+// permission decides instead of its role list; the roles its routes name hold these
+// (PermissionCatalogue.service), so turning PBAC on changes no answer until a grant does.
 export const P = {
   usersList: 'users.list',
   usersRead: 'users.read',

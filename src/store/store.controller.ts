@@ -5,10 +5,10 @@ import { Envelope, type Enveloped } from '../common/envelope.js';
 import { paging, PageQuery } from '../common/paging.js';
 import { Authenticated, Public, USER_OR_API_KEY } from '../common/policy.js';
 import { Ctx, type RequestContext } from '../common/request-context.js';
+import { P } from '../common/service-permissions.js';
 import { ADMIN_ROLES } from '../user/roles.js';
 import { BriefStoreResponse, StoreResponse, toBriefStoreResponse, toStoreResponse, UpdateStoreInput } from './store.dto.js';
 import { StoreService } from './store.service.js';
-import { P } from '../common/service-permissions.js';
 
 @ApiTags('stores')
 @Controller('auth-api/v1')

@@ -5,13 +5,13 @@ import { Envelope, type Enveloped } from '../common/envelope.js';
 import { paging, PageQuery } from '../common/paging.js';
 import { Authenticated, USER_OR_API_KEY } from '../common/policy.js';
 import { Ctx, type RequestContext } from '../common/request-context.js';
+import { P } from '../common/service-permissions.js';
 import { ADMIN_ROLES, hasAdminRole } from '../user/roles.js';
 import { UserResponse } from '../user/user.dto.js';
 import { UserService } from '../user/user.service.js';
 import { VerificationGate } from '../verification/verification.gate.js';
 import { CreateUserInput, UpdateUserInput, UserIdParam } from './user-admin.dto.js';
 import { UserAdminService } from './user-admin.service.js';
-import { P } from '../common/service-permissions.js';
 
 @ApiTags('users')
 @Controller('auth-api')

@@ -1,7 +1,7 @@
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Clock } from '../clock/clock.js';
 import { AppError } from '../common/errors.js';
 import { AppConfig } from '../config/app-config.js';
