@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import express from 'express';
 import { AppError, errorBody } from './errors.js';
-import type { ContextRequest } from './request-context.js';
+import { requestStorage, type ContextRequest, type RequestContext } from './request-context.js';
 
 export const JSON_BODY_LIMIT = '100kb';
 const INCOMING_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -12,17 +12,19 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 // HSTS for a year, sent only over HTTPS (where browsers heed it).
 const HSTS = 'max-age=31536000; includeSubDomains';
 
-// First middleware: the request id (kept from `x-request-id` when well-formed) and the clock.
-// Answers carry tokens, sessions and keys, so no cache keeps any answer unless its route says
-// so (images). `req.secure` follows TRUST_PROXY: behind a proxy, X-Forwarded-Proto decides.
+// First middleware: the request id (kept from `x-request-id` when well-formed) and the clock,
+// bound to everything that serves the request (requestStorage). Answers carry tokens, sessions
+// and keys, so no cache keeps any answer unless its route says so (images). `req.secure`
+// follows TRUST_PROXY: behind a proxy, X-Forwarded-Proto decides.
 export function requestContext(req: Request, res: Response, next: NextFunction): void {
   const incoming = req.headers['x-request-id'];
   const requestId = typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-  (req as ContextRequest).ctx = { requestId, startedAt: process.hrtime.bigint() };
+  const ctx: RequestContext = { requestId, startedAt: process.hrtime.bigint() };
+  (req as ContextRequest).ctx = ctx;
   res.setHeader('x-request-id', requestId);
   res.setHeader('Cache-Control', 'no-store');
   if (req.secure) res.setHeader('Strict-Transport-Security', HSTS);
-  next();
+  requestStorage.run(ctx, next);
 }
 
 function send(req: Request, res: Response, error: AppError): void {

@@ -29,6 +29,19 @@ describe('request logs', () => {
       expect(line).not.toMatch(/secret-token|secret-password/);
     }
   });
+
+  it('write one line per answered request: method, path with credentials masked, status, time and store; none for health checks', async () => {
+    const http = request(app.app.getHttpServer());
+    await http.get('/auth-api/currentuser?token=secret-token&x=1').set('x-request-id', 'trace-2').expect(401);
+    await http.get('/health/live').set('x-request-id', 'trace-3').expect(200);
+    await http.get('/auth-api/v1/briefstores').set('x-request-id', 'trace-4').set('svc-store-codename', 'root').expect(200);
+    const completed = (id: string) => lines.map((l) => JSON.parse(l)).filter((l) => l.requestId === id && l.msg === 'request completed');
+    expect(completed('trace-2')).toEqual([
+      expect.objectContaining({ level: 30, req: { method: 'GET', url: '/auth-api/currentuser?token=[redacted]&x=1', remoteAddress: expect.any(String) }, res: { statusCode: 401 }, responseTime: expect.any(Number) }),
+    ]);
+    expect(completed('trace-3')).toEqual([]);
+    expect(completed('trace-4')).toEqual([expect.objectContaining({ storeId: expect.any(String), res: { statusCode: 200 } })]);
+  });
 });
 
 const HASH = '$2b$12$abcdefghijklmnopqrstuvABCDEFGHIJKLMNOPQRSTUVWXYZ01234';

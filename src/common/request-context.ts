@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 import type { SessionData } from '../session/session.types.js';
@@ -23,6 +24,10 @@ export interface RequestContext {
 }
 
 export type ContextRequest = Request & { ctx: RequestContext; rawBody?: Buffer };
+
+// The context of the request being served, wherever its work continues (log lines read the
+// request id from it).
+export const requestStorage = new AsyncLocalStorage<RequestContext>();
 
 export const Ctx = createParamDecorator((_: unknown, host: ExecutionContext): RequestContext => {
   return host.switchToHttp().getRequest<ContextRequest>().ctx;
