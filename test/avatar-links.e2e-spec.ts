@@ -53,6 +53,23 @@ describe('generated avatar links without PUBLIC_URL', () => {
   });
 });
 
+describe('generated avatar links behind a trusted proxy', () => {
+  let t: TestApp;
+  beforeAll(async () => (t = await startApp({ env: { TRUST_PROXY: 'true' } })));
+  afterAll(() => t.close());
+
+  it('take the scheme the proxy was called with (X-Forwarded-Proto) and the Host header', async () => {
+    const res = await t.http
+      .post('/auth-api/v1/registerstoreowner')
+      .set('Host', 'id.example.test')
+      .set('X-Forwarded-Proto', 'https')
+      .send({ email: uniqueEmail(), password: PASSWORD, fullname: 'Store Owner', store: { name: 'Proxied Store' } })
+      .expect(201);
+    expect(res.body.user.avatar).toMatch(new RegExp(`^https://id\\.example\\.test${GENERATED.source}`));
+    expect(res.headers['strict-transport-security']).toMatch(/^max-age=/);
+  });
+});
+
 describe('generated avatar links with PUBLIC_URL', () => {
   it('are built from PUBLIC_URL, in a request or not', () => {
     const avatars = new AvatarService(AppConfig.load({ env: { PUBLIC_URL: 'https://auth.example.test/' } }));

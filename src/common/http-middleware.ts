@@ -19,11 +19,12 @@ const HSTS = 'max-age=31536000; includeSubDomains';
 export function requestContext(req: Request, res: Response, next: NextFunction): void {
   const incoming = req.headers['x-request-id'];
   const requestId = typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-  const ctx: RequestContext = { requestId, startedAt: process.hrtime.bigint() };
+  const protocol = req.protocol;
+  const ctx: RequestContext = { requestId, startedAt: process.hrtime.bigint(), origin: `${protocol}://${req.headers.host}` };
   (req as ContextRequest).ctx = ctx;
   res.setHeader('x-request-id', requestId);
   res.setHeader('Cache-Control', 'no-store');
-  if (req.secure) res.setHeader('Strict-Transport-Security', HSTS);
+  if (protocol === 'https') res.setHeader('Strict-Transport-Security', HSTS);
   requestStorage.run(ctx, next);
 }
 

@@ -9,6 +9,8 @@ import type { StoreEntity } from '../store/store.entity.js';
 export interface RequestContext {
   requestId: string;
   startedAt: bigint;
+  // Scheme and host the request was sent to (the scheme follows TRUST_PROXY).
+  origin: string;
   // The targeted store (tenant), resolved by TenancyMiddleware.
   store?: StoreEntity;
   // Whether the request named its store (header, query or body), rather than defaulting to root.

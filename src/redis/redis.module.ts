@@ -14,6 +14,9 @@ export const REDIS_OPTIONS: RedisOptions = {
   maxRetriesPerRequest: 1,
   retryStrategy: (times) => Math.min(times * 50, 1000),
   commandTimeout: 2000,
+  // Commands issued in the same tick (concurrent requests' session and key lookups) leave in
+  // one write: a socket write per command was 7 % of an authenticated request's CPU.
+  enableAutoPipelining: true,
 };
 
 // Reports an outage once (not once per reconnection attempt) and its end. Without an 'error'
