@@ -4,6 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
+import { ApiDone } from './broker/api-done.js';
 import { corsMiddleware } from './common/cors.js';
 import { requestContext } from './common/http-middleware.js';
 import { requestLog } from './common/logging.js';
@@ -44,6 +45,7 @@ export async function createApp(sources: ConfigSources = {}): Promise<RunningApp
     app.use(securityHeaders());
     app.use(corsMiddleware(app.get(CorsPolicy)));
     app.use(app.get(Metrics).httpMiddleware());
+    app.use(app.get(ApiDone).httpMiddleware());
     app.useWebSocketAdapter(new EventsIoAdapter(app, config, app.get(CorsPolicy)));
     const { location, fieldName } = config.settings.apiKeys;
     app.useGlobalPipes(new StrictValidationPipe(location === 'body' || location === 'query' ? [fieldName] : []));

@@ -1,7 +1,6 @@
-import { Injectable, Logger, type CallHandler, type ExecutionContext, type NestInterceptor, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
-import type { Response } from 'express';
-import type { Observable } from 'rxjs';
+import type { NextFunction, Request, Response } from 'express';
 import { controllerRoutes } from '../common/policy-audit.js';
 import type { ContextRequest } from '../common/request-context.js';
 import { AppConfig } from '../config/app-config.js';
@@ -21,34 +20,32 @@ const ANY_OBJECT: ReadonlySet<string> = { has: () => true } as unknown as Readon
 // request targeted, the caller's user id (absent for an anonymous call), the route's path
 // pattern and the status. Never the request or response body. The API's name is the route's,
 // as in the 2FA message codes: `POST /auth-api/v1/registerstoreuser` → `postRegisterstoreuser`.
+// An HTTP middleware (mounted by the application, as metrics are): other requests cost nothing.
 @Injectable()
-export class ApiDoneInterceptor implements NestInterceptor {
+export class ApiDone {
   private readonly logger = new Logger('ApiDoneEvents');
 
   constructor(private readonly publisher: EventPublisher) {}
 
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (context.getType() !== 'http') return next.handle();
-    const req = context.switchToHttp().getRequest<ContextRequest>();
-    if (!MUTATING.has(req.method)) return next.handle();
-    // Once answered: the status is then final, whoever wrote it (handler, error filter).
-    context
-      .switchToHttp()
-      .getResponse<Response>()
-      .once('finish', function (this: Response) {
-        done(this.statusCode);
-      });
-    const done = (statusCode: number) => {
-      if (statusCode < 200 || statusCode >= 300) return;
-      const path = String((req.route as { path?: string } | undefined)?.path ?? req.path);
-      const storeId = req.ctx?.store?.id ?? req.ctx?.session?.storeId;
-      const owner = req.ctx?.session?.userId;
-      const data = { ...(storeId && { storeId }), ...(owner && { _owner: owner }), method: req.method, path, statusCode };
-      this.publisher.publish(apiDoneTopic(this.publisher.service, routeName(path, req.method)), data).catch((err: unknown) => {
-        this.logger.error({ err, path }, 'could not publish an API completion event');
-      });
+  httpMiddleware(): (req: Request, res: Response, next: NextFunction) => void {
+    return (req, res, next) => {
+      // Once answered: the status is then final, whoever wrote it (handler, error filter).
+      if (MUTATING.has(req.method)) res.once('finish', () => this.done(req as ContextRequest, res.statusCode));
+      next();
     };
-    return next.handle();
+  }
+
+  private done(req: ContextRequest, statusCode: number): void {
+    // Only a route's own answer: an unmatched path has no route (and answers 404 anyway).
+    const pattern = (req.route as { path?: string } | undefined)?.path;
+    if (statusCode < 200 || statusCode >= 300 || pattern === undefined) return;
+    const path = String(pattern);
+    const storeId = req.ctx?.store?.id ?? req.ctx?.session?.storeId;
+    const owner = req.ctx?.session?.userId;
+    const data = { ...(storeId && { storeId }), ...(owner && { _owner: owner }), method: req.method, path, statusCode };
+    this.publisher.publish(apiDoneTopic(this.publisher.service, routeName(path, req.method)), data).catch((err: unknown) => {
+      this.logger.error({ err, path }, 'could not publish an API completion event');
+    });
   }
 }
 

@@ -1,7 +1,7 @@
 import { Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
+import { DiscoveryModule } from '@nestjs/core';
 import { AppConfig } from '../config/app-config.js';
-import { ApiDoneAliases, ApiDoneInterceptor } from './api-done.js';
+import { ApiDone, ApiDoneAliases } from './api-done.js';
 import { Broker } from './broker.js';
 import { EventPublisher } from './event-publisher.js';
 import { MemoryBroker } from './memory-broker.js';
@@ -24,8 +24,8 @@ const brokerProvider = {
 // Every successful POST / PUT / PATCH / DELETE publishes its `<svc>-<apiname>-done` event.
 @Module({
   imports: [DiscoveryModule],
-  providers: [brokerProvider, EventPublisher, ApiDoneAliases, { provide: APP_INTERCEPTOR, useClass: ApiDoneInterceptor }],
-  exports: [Broker, EventPublisher],
+  providers: [brokerProvider, EventPublisher, ApiDoneAliases, ApiDone],
+  exports: [Broker, EventPublisher, ApiDone],
 })
 export class BrokerModule implements OnApplicationShutdown {
   constructor(private readonly broker: Broker) {}

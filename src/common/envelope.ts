@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import { Injectable, Optional, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
-import { map, type Observable } from 'rxjs';
+import { from, map, switchMap, type Observable } from 'rxjs';
 import { AppConfig } from '../config/app-config.js';
 import type { Paging } from './paging.js';
-import { elapsedMs, type ContextRequest } from './request-context.js';
+import { elapsedMs, type ContextRequest, type RequestContext } from './request-context.js';
 
 export interface EnvelopeSpec {
   dataName: string;
@@ -89,21 +89,38 @@ function caller(req: ContextRequest): string {
   return machine ? `machine:${machine}` : 'anonymous';
 }
 
+// The caller's permissions a list answer reports in `uiPermissions`, read for each request; the
+// access module provides it.
+export abstract class ListPermissions {
+  abstract of(ctx: RequestContext): Promise<string[]>;
+}
+
+// The one global interceptor: a business route's result leaves in the envelope, a list's with the
+// caller's permissions (read before the handler runs). Other routes' results pass untouched.
 @Injectable()
 export class EnvelopeInterceptor implements NestInterceptor {
   constructor(
     private readonly reflector: Reflector,
     private readonly config: AppConfig,
+    @Optional() private readonly permissions?: ListPermissions,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (context.getType() !== 'http') return next.handle();
     const spec = this.reflector.get(Envelope, context.getHandler());
     if (!spec) return next.handle();
     const http = context.switchToHttp();
     const req = http.getRequest<ContextRequest>();
     const res = http.getResponse<Response>();
-    return next
-      .handle()
-      .pipe(map((result: Enveloped<unknown>) => buildEnvelope(spec, result, req, res.statusCode, this.config.env.APP_VERSION)));
+    const wrap = map((result: Enveloped<unknown>) => buildEnvelope(spec, result, req, res.statusCode, this.config.env.APP_VERSION));
+    const { ctx } = req;
+    if (spec.action !== 'list' || !this.permissions || (!ctx.session && !ctx.machine)) return next.handle().pipe(wrap);
+    return from(this.permissions.of(ctx)).pipe(
+      switchMap((names) => {
+        ctx.uiPermissions = names;
+        return next.handle();
+      }),
+      wrap,
+    );
   }
 }
