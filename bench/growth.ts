@@ -4,9 +4,10 @@
 //
 // Starts the service in this process on that database, then for 100, 1,000, 10,000 and 100,000
 // stores (each with one user; added by SQL, all users sharing one bcrypt hash) measures the p50
-// of sequential requests: `GET /auth-api/v1/briefstores` first page, its middle page, and login
-// of a user of the newest store. Prints one table; targets: each column within ±20 % of its
-// value at 100 stores (the middle page is compared from 1,000 stores on).
+// of sequential requests: `GET /auth-api/v1/briefstores` first page, its middle page by page
+// number and by `after` (the last codename of the page before), and login of a user of the newest
+// store. Prints one table; targets: each column within ±20 % of its value at 100 stores (the
+// middle page by number is compared from 1,000 stores on).
 import bcrypt from 'bcrypt';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
@@ -73,10 +74,12 @@ async function main(): Promise<void> {
       const total = ((await (await brief(1)()).json()) as { paging: { totalRowCount: number } }).paging.totalRowCount;
       const middle = Math.max(1, Math.ceil(total / PAGE_ROWS / 2));
       const [first, mid] = [await p50(200, brief(1)), await p50(200, brief(middle))];
+      const before = ((await (await brief(middle - 1)()).json()) as { stores: { codename: string }[] }).stores.at(-1)?.codename;
+      const byAfter = before ? await p50(200, () => fetch(`${base}/auth-api/v1/briefstores?pageRowCount=${PAGE_ROWS}&pageNumber=${middle}&after=${before}`)) : first;
       const login = () =>
         fetch(`${base}/auth-api/login`, { method: 'POST', headers: { 'content-type': 'application/json', [HEADER]: `g-${size}` }, body: JSON.stringify({ username: `u${size}@growth.test`, password: PASSWORD }) });
       const loginMs = await p50(30, login);
-      table.push([size.toLocaleString('en'), String(total), first.toFixed(2), `${mid.toFixed(2)} (page ${middle})`, loginMs.toFixed(1)]);
+      table.push([size.toLocaleString('en'), String(total), first.toFixed(2), `${mid.toFixed(2)} (page ${middle})`, byAfter.toFixed(2), loginMs.toFixed(1)]);
       process.stdout.write(`${table.at(-1)!.join('\t')}\n`);
     }
   } finally {
@@ -84,10 +87,10 @@ async function main(): Promise<void> {
     await db.end();
   }
   const rel = (col: number, from = 0) => table.slice(from).map((r) => parseFloat(r[col]) / parseFloat(table[from][col]));
-  process.stdout.write(`\n| stores | totalRowCount | briefstores page 1 p50 ms | middle page p50 ms | login p50 ms |\n|---|---|---|---|---|\n`);
+  process.stdout.write(`\n| stores | totalRowCount | briefstores page 1 p50 ms | middle page p50 ms | middle page by \`after\` p50 ms | login p50 ms |\n|---|---|---|---|---|---|\n`);
   for (const r of table) process.stdout.write(`| ${r.join(' | ')} |\n`);
   const within = (xs: number[]) => xs.every((x) => x >= 0.8 && x <= 1.2);
-  process.stdout.write(`\npage 1 within ±20 %: ${within(rel(2))}; middle page (from the 2nd size): ${within(rel(3, 1))}; login: ${within(rel(4))}\n`);
+  process.stdout.write(`\npage 1 within ±20 %: ${within(rel(2))}; middle page (from the 2nd size): ${within(rel(3, 1))}; by after: ${within(rel(4))}; login: ${within(rel(5))}\n`);
 }
 
 await main();

@@ -34,4 +34,37 @@ describe('GET /auth-api/v1/briefstores', () => {
     expect(res.body).toMatchObject({ result: 'ERR', status: 400, errCode: 'ValidationFailed' });
     expect(res.body.detail).toMatch(/pageNumber/);
   });
+
+  it('walks the same pages by `after` (the last codename of the page before) as by page number', async () => {
+    for (let i = 0; i < 6; i++) await registerStore(t.http);
+    const byNumber = async (pageNumber: number) => (await t.http.get('/auth-api/v1/briefstores').query({ pageRowCount: 3, pageNumber }).expect(200)).body;
+    const first = await byNumber(1);
+    const codenames = (page: { stores: { codename: string }[] }) => page.stores.map((s) => s.codename);
+    let after = codenames(first).at(-1)!;
+    for (const pageNumber of [2, 3]) {
+      const res = await t.http.get('/auth-api/v1/briefstores').query({ pageRowCount: 3, pageNumber, after }).expect(200);
+      expect(codenames(res.body)).toEqual(codenames(await byNumber(pageNumber)));
+      expect(res.body.paging).toMatchObject({ pageNumber, pageRowCount: 3 });
+      // other suites add stores to the same database meanwhile
+      expect(res.body.paging.totalRowCount).toBeGreaterThanOrEqual(first.paging.totalRowCount);
+      after = codenames(res.body).at(-1)!;
+    }
+    // case does not matter, as for the store header
+    const upper = await t.http.get('/auth-api/v1/briefstores').query({ pageRowCount: 3, after: codenames(first).at(-1)!.toUpperCase() }).expect(200);
+    expect(codenames(upper.body)).toEqual(codenames(await byNumber(2)));
+  });
+
+  it('answers only newer stores after the newest one (none unless another was added since), and refuses an `after` that names no store or is no codename', async () => {
+    const all = await t.http.get('/auth-api/v1/briefstores').query({ pageRowCount: 5, pageNumber: 1_000_000 }).expect(200);
+    expect(all.body.stores).toEqual([]);
+    const oldest = (await t.http.get('/auth-api/v1/briefstores').query({ pageRowCount: 5 }).expect(200)).body.stores.map((s: { codename: string }) => s.codename);
+    const newest = await registerStore(t.http);
+    const after = (await t.http.get('/auth-api/v1/briefstores').query({ after: newest.codename }).expect(200)).body.stores.map((s: { codename: string }) => s.codename);
+    for (const codename of [newest.codename, ...oldest]) expect(after).not.toContain(codename);
+    for (const after of ['no-such-store-0000', 'not a codename', "x' OR 1=1 --"]) {
+      const res = await t.http.get('/auth-api/v1/briefstores').query({ after }).expect(400);
+      expect(res.body).toMatchObject({ result: 'ERR', status: 400, errCode: 'ValidationFailed' });
+      expect(res.body.detail).toMatch(/after/);
+    }
+  });
 });

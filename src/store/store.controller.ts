@@ -2,12 +2,12 @@ import { Body, Controller, Get, Patch, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiResult } from '../common/api-result.js';
 import { Envelope, type Enveloped } from '../common/envelope.js';
-import { paging, PageQuery } from '../common/paging.js';
+import { paging } from '../common/paging.js';
 import { Authenticated, Public, USER_OR_API_KEY } from '../common/policy.js';
 import { Ctx, type RequestContext } from '../common/request-context.js';
 import { P } from '../common/service-permissions.js';
 import { ADMIN_ROLES } from '../user/roles.js';
-import { BriefStoreResponse, StoreResponse, toBriefStoreResponse, toStoreResponse, UpdateStoreInput } from './store.dto.js';
+import { BriefStoreResponse, BriefStoresQuery, StoreResponse, toBriefStoreResponse, toStoreResponse, UpdateStoreInput } from './store.dto.js';
 import { StoreService } from './store.service.js';
 
 @ApiTags('stores')
@@ -20,7 +20,7 @@ export class StoreController {
   @Envelope({ dataName: 'stores', action: 'list' })
   @ApiOperation({ summary: 'Brief information on every store, for a store picker.' })
   @ApiResult([BriefStoreResponse])
-  async briefStores(@Query() query: PageQuery): Promise<Enveloped<BriefStoreResponse[]>> {
+  async briefStores(@Query() query: BriefStoresQuery): Promise<Enveloped<BriefStoreResponse[]>> {
     const [rows, total, page] = await this.stores.listBrief(query);
     return { data: rows.map(toBriefStoreResponse), paging: paging(page, total) };
   }

@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsImageUrl, IsLanguageTag } from '../common/validation.js';
-import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { PageQuery } from '../common/paging.js';
 import type { StoreEntity } from './store.entity.js';
-
 
 export class StoreInput {
   @ApiProperty({ example: 'Blue Harbor Books', maxLength: 100 })
@@ -25,6 +25,20 @@ export class StoreInput {
   @IsImageUrl()
   @MaxLength(2048)
   avatar?: string;
+}
+
+// The store picker's page: by number, or (cheaper on a deep page: it reads no row before it) just
+// after a store the client already has.
+export class BriefStoresQuery extends PageQuery {
+  @ApiPropertyOptional({
+    description:
+      'Codename of the last store of the previous page: the page starts just after it, and costs what the first page does however deep it is. Send the `pageNumber` you are asking for with it: the answer repeats it.',
+    example: 'blue-harbor-books',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Za-z0-9-]{1,64}$/, { message: 'after must be a store codename' })
+  after?: string;
 }
 
 export class BriefStoreResponse {

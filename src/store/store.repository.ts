@@ -64,13 +64,19 @@ export class StoreRepository {
   // from the covering index alone (no table row is read for the rows skipped), then only the
   // page's rows are read. The count is exact up to ESTIMATED_COUNT_FROM stores; above, it is
   // PostgreSQL's own estimate (kept by ANALYZE), so a page costs the same at any size.
-  async listBrief(page: PageRequest, excludeCodename: string): Promise<[StoreEntity[], number]> {
+  // `afterCodename` (the last store of the page before) starts the page just after that store in
+  // the index: any page then costs what the first does, where an offset reads every row it skips.
+  // Null when no store has that codename.
+  async listBrief(page: PageRequest, excludeCodename: string, afterCodename?: string): Promise<[StoreEntity[], number] | null> {
+    const ids = afterCodename
+      ? `SELECT s.id FROM stores s, (SELECT "createdAt", id FROM stores WHERE codename = $2) a
+         WHERE s.codename <> $1 AND (s."createdAt", s.id) > (a."createdAt", a.id) ORDER BY s."createdAt", s.id LIMIT $3`
+      : `SELECT id FROM stores WHERE codename <> $1 ORDER BY "createdAt", id OFFSET $2 LIMIT $3`;
     const rows: Record<string, unknown>[] = await this.dataSource.query(
-      `SELECT ${this.columns()} FROM stores JOIN (
-         SELECT id FROM stores WHERE codename <> $1 ORDER BY "createdAt", id OFFSET $2 LIMIT $3
-       ) page USING (id) ORDER BY "createdAt", id`,
-      [excludeCodename, page.offset, page.pageRowCount],
+      `SELECT ${this.columns()} FROM stores JOIN (${ids}) page USING (id) ORDER BY "createdAt", id`,
+      [excludeCodename, afterCodename ?? page.offset, page.pageRowCount],
     );
+    if (afterCodename && rows.length === 0 && !(await this.findByCodename(afterCodename))) return null;
     return [rows.map((r) => Object.assign(new StoreEntity(), r)), await this.countBrief(excludeCodename)];
   }
 

@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AvatarService } from '../avatar/avatar.service.js';
 import { AppError } from '../common/errors.js';
-import { pageRequest, type PageQuery, type PageRequest } from '../common/paging.js';
+import { pageRequest, type PageRequest } from '../common/paging.js';
 import { AppConfig } from '../config/app-config.js';
 import { codenameBase, uniqueCodename } from './codename.js';
-import { toStoreResponse, type StoreInput, type UpdateStoreInput } from './store.dto.js';
+import { toStoreResponse, type BriefStoresQuery, type StoreInput, type UpdateStoreInput } from './store.dto.js';
 import { ROOT_CODENAME, type StoreEntity } from './store.entity.js';
 import { StoreRepository } from './store.repository.js';
 import { StoreCache } from './store-cache.js';
@@ -27,9 +27,12 @@ export class StoreService {
     return store;
   }
 
-  listBrief(query: PageQuery): Promise<[StoreEntity[], number, PageRequest]> {
+  // A page of the store picker, by its number or just after the store `after` names.
+  async listBrief(query: BriefStoresQuery): Promise<[StoreEntity[], number, PageRequest]> {
     const page = pageRequest(query, this.config.settings.paging);
-    return this.stores.listBrief(page, ROOT_CODENAME).then(([rows, total]) => [rows, total, page]);
+    const found = await this.stores.listBrief(page, ROOT_CODENAME, query.after?.toLowerCase());
+    if (!found) throw new AppError('ValidationFailed', `after: no store has the codename "${query.after}"`);
+    return [found[0], found[1], page];
   }
 
   // Inside the caller's transaction; the codename is derived from the name and made unique.
