@@ -69,8 +69,11 @@ export class StoreRepository {
   // Null when no store has that codename.
   async listBrief(page: PageRequest, excludeCodename: string, afterCodename?: string): Promise<[StoreEntity[], number] | null> {
     const ids = afterCodename
-      ? `SELECT s.id FROM stores s, (SELECT "createdAt", id FROM stores WHERE codename = $2) a
-         WHERE s.codename <> $1 AND (s."createdAt", s.id) > (a."createdAt", a.id) ORDER BY s."createdAt", s.id LIMIT $3`
+      ? // two scalar subqueries, so the planner starts the index scan at their values (a join
+        // with the store's row would scan the index from its start and filter)
+        `SELECT id FROM stores WHERE codename <> $1
+           AND ("createdAt", id) > ((SELECT "createdAt" FROM stores WHERE codename = $2), (SELECT id FROM stores WHERE codename = $2))
+         ORDER BY "createdAt", id LIMIT $3`
       : `SELECT id FROM stores WHERE codename <> $1 ORDER BY "createdAt", id OFFSET $2 LIMIT $3`;
     const rows: Record<string, unknown>[] = await this.dataSource.query(
       `SELECT ${this.columns()} FROM stores JOIN (${ids}) page USING (id) ORDER BY "createdAt", id`,
