@@ -40,12 +40,13 @@ export async function createApp(sources: ConfigSources = {}): Promise<RunningApp
     // ETag would be a SHA-1 of every body that no client can use.
     app.set('etag', false);
     if (config.env.TRUST_PROXY) app.set('trust proxy', trustProxy(config.env.TRUST_PROXY));
-    app.use(requestContext);
-    app.use(requestLog(PinoLogger.root, config));
+    const metrics = app.get(Metrics);
+    const apiDone = app.get(ApiDone);
+    app.use(
+      requestContext([requestLog(PinoLogger.root, config), (req, res) => metrics.observeRequest(req, res), (req, res) => apiDone.observeRequest(req, res)]),
+    );
     app.use(securityHeaders());
     app.use(corsMiddleware(app.get(CorsPolicy)));
-    app.use(app.get(Metrics).httpMiddleware());
-    app.use(app.get(ApiDone).httpMiddleware());
     app.useWebSocketAdapter(new EventsIoAdapter(app, config, app.get(CorsPolicy)));
     const { location, fieldName } = config.settings.apiKeys;
     app.useGlobalPipes(new StrictValidationPipe(location === 'body' || location === 'query' ? [fieldName] : []));

@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
-import type { NextFunction, Request, Response } from 'express';
+import type { Response } from 'express';
 import { controllerRoutes } from '../common/policy-audit.js';
 import type { ContextRequest } from '../common/request-context.js';
 import { AppConfig } from '../config/app-config.js';
@@ -20,19 +20,16 @@ const ANY_OBJECT: ReadonlySet<string> = { has: () => true } as unknown as Readon
 // request targeted, the caller's user id (absent for an anonymous call), the route's path
 // pattern and the status. Never the request or response body. The API's name is the route's,
 // as in the 2FA message codes: `POST /auth-api/v1/registerstoreuser` → `postRegisterstoreuser`.
-// An HTTP middleware (mounted by the application, as metrics are): other requests cost nothing.
 @Injectable()
 export class ApiDone {
   private readonly logger = new Logger('ApiDoneEvents');
 
   constructor(private readonly publisher: EventPublisher) {}
 
-  httpMiddleware(): (req: Request, res: Response, next: NextFunction) => void {
-    return (req, res, next) => {
-      // Once answered: the status is then final, whoever wrote it (handler, error filter).
-      if (MUTATING.has(req.method)) res.once('finish', () => this.done(req as ContextRequest, res.statusCode));
-      next();
-    };
+  // An HTTP request-end hook: a route's 2xx answer, sent in full, to a request that changes
+  // something.
+  observeRequest(req: ContextRequest, res: Response): void {
+    if (MUTATING.has(req.method) && res.writableFinished) this.done(req, res.statusCode);
   }
 
   private done(req: ContextRequest, statusCode: number): void {

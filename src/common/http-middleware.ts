@@ -12,20 +12,29 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 // HSTS for a year, sent only over HTTPS (where browsers heed it).
 const HSTS = 'max-age=31536000; includeSubDomains';
 
+// What runs once a request is over (its answer sent, or the client gone before it): the request
+// log line, metrics, API completion events. One listener per request calls them all.
+export type RequestEndHook = (req: ContextRequest, res: Response) => void;
+
 // First middleware: the request id (kept from `x-request-id` when well-formed) and the clock,
 // bound to everything that serves the request (requestStorage). Answers carry tokens, sessions
 // and keys, so no cache keeps any answer unless its route says so (images). `req.secure`
 // follows TRUST_PROXY: behind a proxy, X-Forwarded-Proto decides.
-export function requestContext(req: Request, res: Response, next: NextFunction): void {
-  const incoming = req.headers['x-request-id'];
-  const requestId = typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-  const protocol = req.protocol;
-  const ctx: RequestContext = { requestId, startedAt: process.hrtime.bigint(), origin: `${protocol}://${req.headers.host}` };
-  (req as ContextRequest).ctx = ctx;
-  res.setHeader('x-request-id', requestId);
-  res.setHeader('Cache-Control', 'no-store');
-  if (protocol === 'https') res.setHeader('Strict-Transport-Security', HSTS);
-  requestStorage.run(ctx, next);
+export function requestContext(onEnd: readonly RequestEndHook[]): (req: Request, res: Response, next: NextFunction) => void {
+  return (req, res, next) => {
+    const incoming = req.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const protocol = req.protocol;
+    const ctx: RequestContext = { requestId, startedAt: process.hrtime.bigint(), origin: `${protocol}://${req.headers.host}` };
+    (req as ContextRequest).ctx = ctx;
+    res.setHeader('x-request-id', requestId);
+    res.setHeader('Cache-Control', 'no-store');
+    if (protocol === 'https') res.setHeader('Strict-Transport-Security', HSTS);
+    res.once('close', () => {
+      for (const hook of onEnd) hook(req as ContextRequest, res);
+    });
+    requestStorage.run(ctx, next);
+  };
 }
 
 function send(req: Request, res: Response, error: AppError): void {

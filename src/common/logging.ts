@@ -1,4 +1,4 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { Response } from 'express';
 import type { Params } from 'nestjs-pino';
 import type { DestinationStream, Logger } from 'pino';
 import type { Options } from 'pino-http';
@@ -33,29 +33,27 @@ export function loggerOptions(config: AppConfig, stream?: LogStream): Params {
   return { pinoHttp: stream ? [options, stream as DestinationStream] : options, forRoutes: [] };
 }
 
-// One line per answered request, health checks aside: method, path (credentials in the query
-// masked), the caller's address, the status and the time taken; never headers (tokens, cookies)
-// or bodies (passwords). A request the client gave up on before its answer is a warning.
-export function requestLog(logger: Logger, config: AppConfig): (req: Request, res: Response, next: NextFunction) => void {
+// One line per request, health checks aside: method, path (credentials in the query masked), the
+// caller's address, the status and the time taken; never headers (tokens, cookies) or bodies
+// (passwords). A request the client gave up on before its answer is a warning. Called once the
+// request is over (see RequestEndHook).
+export function requestLog(logger: Logger, config: AppConfig): (req: ContextRequest, res: Response) => void {
   // The API-key field name is settings-validated to letters, digits, _ and -.
   const secretParams = new RegExp(`([?&](access_token|token|code|apiKey|api_key|${config.settings.apiKeys.fieldName})=)[^&]*`, 'gi');
-  return (req, res, next) => {
-    if (req.url.startsWith('/health')) return next();
-    const ctx = (req as ContextRequest).ctx;
+  return (req, res) => {
     const url = req.originalUrl;
-    res.once('close', () => {
-      const level = res.statusCode >= 500 ? 'error' : res.writableFinished ? 'info' : 'warn';
-      if (!logger.isLevelEnabled(level)) return;
-      const line = {
-        requestId: ctx.requestId, // the request's context may be over when the socket closes
-        storeId: ctx.store?.id,
-        req: { method: req.method, url: url.includes('?') ? url.replace(secretParams, '$1[redacted]') : url, remoteAddress: req.socket.remoteAddress },
-        res: { statusCode: res.statusCode },
-        responseTime: Math.round(elapsedMs(ctx)),
-      };
-      logger[level](line, res.writableFinished ? 'request completed' : 'request aborted');
-    });
-    next();
+    if (url.startsWith('/health')) return;
+    const level = res.statusCode >= 500 ? 'error' : res.writableFinished ? 'info' : 'warn';
+    if (!logger.isLevelEnabled(level)) return;
+    const { ctx } = req;
+    const line = {
+      requestId: ctx.requestId, // the request's context is over when its socket closes
+      storeId: ctx.store?.id,
+      req: { method: req.method, url: url.includes('?') ? url.replace(secretParams, '$1[redacted]') : url, remoteAddress: req.socket.remoteAddress },
+      res: { statusCode: res.statusCode },
+      responseTime: Math.round(elapsedMs(ctx)),
+    };
+    logger[level](line, res.writableFinished ? 'request completed' : 'request aborted');
   };
 }
 

@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
@@ -72,19 +72,17 @@ export class Metrics implements OnModuleDestroy {
     this.deliveries.inc({ channel, outcome });
   }
 
-  // Times every answer by its route pattern (never the raw URL: ids would make a series each).
-  httpMiddleware(): (req: Request, res: Response, next: NextFunction) => void {
-    return (req, res, next) => {
-      const end = this.http.startTimer();
-      res.on('finish', () => {
-        const pattern = (req.route as { path?: string } | undefined)?.path;
-        // Nest answers unknown paths from a catch-all route.
-        const route = pattern && pattern !== '/{*splat}' ? String(pattern) : 'unmatched';
-        end({ method: req.method, route, status: String(res.statusCode) });
-        if (req.method === 'POST' && route === '/auth-api/login') this.logins.inc({ outcome: LOGIN_OUTCOMES[res.statusCode] ?? 'error' });
-      });
-      next();
-    };
+  // Times every answer by its route pattern (never the raw URL: ids would make a series each);
+  // called once a request is over (an HTTP request-end hook). A request whose client left before
+  // its answer is not counted.
+  observeRequest(req: Request & { ctx: { startedAt: bigint } }, res: Response): void {
+    if (!res.writableFinished) return;
+    const pattern = (req.route as { path?: string } | undefined)?.path;
+    // Nest answers unknown paths from a catch-all route.
+    const route = pattern && pattern !== '/{*splat}' ? String(pattern) : 'unmatched';
+    const seconds = Number(process.hrtime.bigint() - req.ctx.startedAt) / 1e9;
+    this.http.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
+    if (req.method === 'POST' && route === '/auth-api/login') this.logins.inc({ outcome: LOGIN_OUTCOMES[res.statusCode] ?? 'error' });
   }
 
   onModuleDestroy(): void {
