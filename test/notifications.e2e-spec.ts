@@ -383,6 +383,23 @@ describe('notification settings are checked at boot', () => {
     );
   });
 
+  // A provider's SDK is loaded at boot only when a provider of its type is configured: its own
+  // checks at construction still refuse the boot.
+  it('a Twilio provider whose account SID the SDK refuses: ConfigError naming the provider', async () => {
+    const sms: ProviderSetting = { providerName: 'sms', providerType: 'twilio', providerSettings: { accountSid: 'XX0123456789abcdef0123456789abcdef', authToken: 'token', from: '+15005550006' } };
+    await refused({ providers: [provider, sms], email }, /providers: sms: accountSid must start with AC/);
+  });
+
+  it('a OneSignal provider without its appId: ConfigError naming the provider', async () => {
+    const push: ProviderSetting = { providerName: 'push', providerType: 'onesignal', providerSettings: { restApiKey: 'key' } };
+    await refused({ providers: [provider, push], email }, /providers: push: provider push: providerSettings\.appId is required/);
+  });
+
+  it('an SMTP provider without its host: ConfigError naming the provider', async () => {
+    const mail2: ProviderSetting = { providerName: 'mail2', providerType: 'smtp', providerSettings: { from: 'service@example.com' } };
+    await refused({ providers: [provider, mail2], email }, /providers: mail2: provider mail2: providerSettings\.host is required/);
+  });
+
   it('a channel naming an unknown provider: ConfigError', async () => {
     await refused({ providers: [provider], email: { providers: ['mail'], fallbackProviders: ['ghost'] } }, /channels: email names unknown providers ghost/);
   });
