@@ -14,10 +14,10 @@ import type { FakeApi } from './fake-api.js';
 
 const MASTER_KEY = randomBytes(32).toString('base64');
 
-function service(api: FakeApi<PusherRequest>, over: Partial<RealtimeChannelSettings> = {}, env: Record<string, string> = { PUSHER_SECRET: APP.secret }): RealtimeChannelService {
+async function service(api: FakeApi<PusherRequest>, over: Partial<RealtimeChannelSettings> = {}, env: Record<string, string> = { PUSHER_SECRET: APP.secret }): Promise<RealtimeChannelService> {
   const port = Number(new URL(api.url).port);
   const realtimeChannel = { appId: APP.appId, key: APP.key, secret: { env: 'PUSHER_SECRET' }, cluster: 'eu', host: '127.0.0.1', port, useTLS: false, forwardRules: [], ...over };
-  const rt = new RealtimeChannelService(AppConfig.load({ env: { LOG_LEVEL: 'silent', ...env }, settings: { realtimeChannel: realtimeChannel as RealtimeChannelSettings } }));
+  const rt = await RealtimeChannelService.create(AppConfig.load({ env: { LOG_LEVEL: 'silent', ...env }, settings: { realtimeChannel: realtimeChannel as RealtimeChannelSettings } }));
   rt.onModuleInit(); // the boot-time check
   return rt;
 }
@@ -43,7 +43,7 @@ describe('realtime channel service against the provider REST API', () => {
   beforeAll(async () => {
     api = fakePusherApi();
     await api.start();
-    rt = service(api, { encryptionMasterKeyBase64: MASTER_KEY });
+    rt = await service(api, { encryptionMasterKeyBase64: MASTER_KEY });
   });
   afterAll(() => api.stop());
   beforeEach(() => {
@@ -61,7 +61,7 @@ describe('realtime channel service against the provider REST API', () => {
   });
 
   it('is refused by the provider when signed with another secret: a 502 with the provider status', async () => {
-    const wrong = service(api, {}, { PUSHER_SECRET: 'not-the-secret' });
+    const wrong = await service(api, {}, { PUSHER_SECRET: 'not-the-secret' });
     const error = await refusal(() => wrong.triggerEvent({ channel: 'a_b', event: 'e', data: {} }));
     expect(api.requests[0].signed).toBe(false);
     expect(error).toMatchObject({ errCode: 'RealtimeProviderError', status: 502, fields: { providerStatus: 401 } });
@@ -143,7 +143,7 @@ describe('realtime channel service against the provider REST API', () => {
     });
 
     it('are refused without a master key, and never share a trigger', async () => {
-      const plain = service(api);
+      const plain = await service(api);
       expect((await refusal(() => plain.triggerEvent({ channel: 'private-encrypted-a_v', event: 'e', data: {} }))).errCode).toBe('RealtimeEncryptionDisabled');
       expect((await refusal(() => plain.authorizeChannel('1.2', 'private-encrypted-a_v'))).errCode).toBe('RealtimeEncryptionDisabled');
       expect((await refusal(() => rt.triggerMultipleChannels({ channels: ['private-encrypted-a_v', 'a_w'], event: 'e', data: {} }))).errCode).toBe('RealtimeInvalidChannel');
@@ -242,7 +242,7 @@ describe('realtime channel service against the provider REST API', () => {
       await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
       const port = (closed.address() as AddressInfo).port;
       await new Promise((r) => closed.close(r));
-      const error = await refusal(() => service(api, { port }).getChannel('a_b'));
+      const error = await refusal(async () => (await service(api, { port })).getChannel('a_b'));
       expect(error).toMatchObject({ errCode: 'RealtimeProviderError', status: 502, fields: {} });
     });
 
@@ -250,7 +250,7 @@ describe('realtime channel service against the provider REST API', () => {
       // A server that accepts and never answers stands in for a slow provider.
       const silent = createNetServer((socket) => socket.on('data', () => undefined));
       await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
-      const error = await refusal(() => service(api, { timeout: 100, port: (silent.address() as AddressInfo).port }).getChannel('a_b'));
+      const error = await refusal(async () => (await service(api, { timeout: 100, port: (silent.address() as AddressInfo).port })).getChannel('a_b'));
       expect(error).toMatchObject({ errCode: 'RealtimeProviderError', status: 502, fields: {} });
       silent.close();
     });
@@ -272,7 +272,7 @@ describe('realtime channel service against the provider REST API', () => {
       });
     });
     await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-    const via = service(api, { proxy: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, keepAlive: true });
+    const via = await service(api, { proxy: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, keepAlive: true });
     await via.getChannel('a_b');
     expect(tunnels).toEqual([`127.0.0.1:${new URL(api.url).port}`]);
     expect(api.requests[0].signed).toBe(true);
@@ -281,17 +281,17 @@ describe('realtime channel service against the provider REST API', () => {
 
   describe('configuration', () => {
     it('is off without realtimeChannel: every operation answers RealtimeChannelDisabled', async () => {
-      const off = new RealtimeChannelService(AppConfig.load({ env: { LOG_LEVEL: 'silent' } }));
+      const off = await RealtimeChannelService.create(AppConfig.load({ env: { LOG_LEVEL: 'silent' } }));
       expect(off.enabled).toBe(false);
       for (const call of [() => off.triggerEvent({ channel: '', event: '', data: null }), () => off.authorizeChannel('x', 'y'), () => off.validateWebhook({}, ''), () => off.listChannels()]) {
         expect(await refusal(call)).toMatchObject({ errCode: 'RealtimeChannelDisabled', status: 404 });
       }
     });
 
-    it('refuses to boot without its secret in the environment, or with a bad master key', () => {
-      expect(() => service(api, {}, {})).toThrow(/realtimeChannel.secret: environment variable PUSHER_SECRET is not set/);
-      expect(() => service(api, { encryptionMasterKeyBase64: Buffer.alloc(16).toString('base64') })).toThrow(/32-byte key/);
-      expect(() => service(api, { secret: 'inline-secret' } as never)).toThrow(/realtimeChannel.secret/);
+    it('refuses to boot without its secret in the environment, or with a bad master key', async () => {
+      await expect(service(api, {}, {})).rejects.toThrow(/realtimeChannel.secret: environment variable PUSHER_SECRET is not set/);
+      await expect(service(api, { encryptionMasterKeyBase64: Buffer.alloc(16).toString('base64') })).rejects.toThrow(/32-byte key/);
+      await expect(service(api, { secret: 'inline-secret' } as never)).rejects.toThrow(/realtimeChannel.secret/);
     });
   });
 });

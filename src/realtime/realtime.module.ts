@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { BrokerModule } from '../broker/broker.module.js';
+import { AppConfig } from '../config/app-config.js';
 import { StoreModule } from '../store/store.module.js';
 import { RealtimeAccessService } from './realtime-access.service.js';
 import { RealtimeController } from './realtime.controller.js';
@@ -9,10 +10,16 @@ import { RealtimeChannelService } from './realtime.service.js';
 // The outbound, Pusher-compatible realtime channel: the provider client with the SPEC's limits,
 // the client authorization routes, the webhook, and the forward rules. Off (routes answer 404
 // RealtimeChannelDisabled) while `realtimeChannel` is not set.
+const channelProvider = {
+  provide: RealtimeChannelService,
+  inject: [AppConfig],
+  useFactory: (config: AppConfig): Promise<RealtimeChannelService> => RealtimeChannelService.create(config),
+};
+
 @Module({
   imports: [BrokerModule, StoreModule],
   controllers: [RealtimeController],
-  providers: [RealtimeChannelService, RealtimeAccessService, RealtimeForwarder],
+  providers: [channelProvider, RealtimeAccessService, RealtimeForwarder],
   exports: [RealtimeChannelService],
 })
 export class RealtimeModule {}

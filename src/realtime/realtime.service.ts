@@ -1,8 +1,8 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import createHttpsProxyAgent from 'https-proxy-agent';
-import Pusher from 'pusher';
+import { Logger, type OnModuleInit } from '@nestjs/common';
+import type createHttpsProxyAgent from 'https-proxy-agent';
+import type Pusher from 'pusher';
 import { AppError } from '../common/errors.js';
 import { AppConfig } from '../config/app-config.js';
 import { ConfigError } from '../config/env.js';
@@ -26,6 +26,18 @@ export interface WebhookEvent {
   userId?: string;
 }
 
+// The provider library and the proxy agent, loaded only when `realtimeChannel` is set
+// (~13 MB otherwise idle).
+interface ProviderLibrary {
+  Pusher: typeof Pusher;
+  createHttpsProxyAgent: typeof createHttpsProxyAgent;
+}
+
+async function loadLibrary(): Promise<ProviderLibrary> {
+  const [pusher, proxyAgent] = await Promise.all([import('pusher'), import('https-proxy-agent')]);
+  return { Pusher: pusher.default, createHttpsProxyAgent: proxyAgent.default };
+}
+
 export type WebhookCheck = { valid: false } | { valid: true; timeMs: number; events: WebhookEvent[] };
 
 // A provider reply: the JSON body it sent (an empty object when it sent none).
@@ -34,19 +46,28 @@ export type ProviderReply = Record<string, unknown>;
 // The Pusher-compatible provider, over the `pusher` library (SPEC "Outbound realtime channel
 // integration"). Every operation checks its parameters against the SPEC's limits first, so a
 // bad call is a 400 with its own errCode and never a library exception or a provider round trip;
-// a provider failure is a 502 with the provider's status.
-@Injectable()
+// a provider failure is a 502 with the provider's status. Provided by RealtimeModule's factory
+// (`create`), which loads the library when the channel is configured.
 export class RealtimeChannelService implements OnModuleInit {
   private readonly logger = new Logger('RealtimeChannel');
   private readonly pusher: Pusher | undefined;
   private readonly encryption: boolean;
   private readonly problems: string[];
 
-  constructor(config: AppConfig) {
+  static async create(config: AppConfig): Promise<RealtimeChannelService> {
+    return new RealtimeChannelService(config, config.settings.realtimeChannel ? await loadLibrary() : undefined);
+  }
+
+  // `library` is required when `realtimeChannel` is set: use `create`.
+  constructor(
+    config: AppConfig,
+    private readonly library?: ProviderLibrary,
+  ) {
     const settings = config.settings.realtimeChannel;
     this.encryption = settings?.encryptionMasterKeyBase64 !== undefined;
     this.problems = settings ? settingsProblems(settings, config.secretFromEnv) : [];
-    this.pusher = settings && !this.problems.length ? createClient(settings, config.secretFromEnv(settings.secret.env)!) : undefined;
+    if (settings && !library) throw new Error('RealtimeChannelService: the provider library is not loaded (use RealtimeChannelService.create)');
+    this.pusher = settings && !this.problems.length ? createClient(library!, settings, config.secretFromEnv(settings.secret.env)!) : undefined;
   }
 
   // Reported at init, not from the constructor: a refused boot then closes the app, which
@@ -253,7 +274,7 @@ export class RealtimeChannelService implements OnModuleInit {
 
   // The request URL carries the signature: only the status and the provider's words are kept.
   private providerError(error: unknown): AppError {
-    if (error instanceof Pusher.RequestError && typeof error.status === 'number') {
+    if (this.library && error instanceof this.library.Pusher.RequestError && typeof error.status === 'number') {
       this.logger.warn({ status: error.status, body: error.body?.slice(0, 500) }, 'realtime provider refused a request');
       return new AppError('RealtimeProviderError', `the realtime provider answered ${error.status}`, {}, undefined, { providerStatus: error.status });
     }
@@ -275,10 +296,10 @@ function settingsProblems(settings: RealtimeChannelSettings, secretFromEnv: (nam
   return problems;
 }
 
-function createClient(settings: RealtimeChannelSettings, secret: string): Pusher {
+function createClient({ Pusher, createHttpsProxyAgent }: ProviderLibrary, settings: RealtimeChannelSettings, secret: string): Pusher {
   const key = settings.encryptionMasterKeyBase64;
   const useTLS = settings.useTLS ?? true;
-  const agent = agentFor(settings, useTLS);
+  const agent = agentFor(createHttpsProxyAgent, settings, useTLS);
   const base = {
     appId: settings.appId,
     key: settings.key,
@@ -292,13 +313,13 @@ function createClient(settings: RealtimeChannelSettings, secret: string): Pusher
 }
 
 // Through the proxy when one is set (CONNECT tunnel); otherwise a keep-alive agent when asked.
-function agentFor(settings: RealtimeChannelSettings, useTLS: boolean): HttpAgent | undefined {
+function agentFor(createProxyAgent: typeof createHttpsProxyAgent, settings: RealtimeChannelSettings, useTLS: boolean): HttpAgent | undefined {
   const keepAlive = settings.keepAlive ?? false;
   if (settings.proxy) {
     const url = new URL(settings.proxy);
     const auth = url.username ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined;
     const options = { host: url.hostname, port: url.port || (url.protocol === 'https:' ? 443 : 80), protocol: url.protocol, keepAlive, ...(auth && { auth }) };
-    return createHttpsProxyAgent(options as createHttpsProxyAgent.HttpsProxyAgentOptions) as unknown as HttpAgent;
+    return createProxyAgent(options as createHttpsProxyAgent.HttpsProxyAgentOptions) as unknown as HttpAgent;
   }
   if (!keepAlive) return undefined;
   return useTLS ? new HttpsAgent({ keepAlive }) : new HttpAgent({ keepAlive });
