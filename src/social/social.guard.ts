@@ -6,7 +6,7 @@ import type { SocialProviderName } from '../config/social-settings.js';
 import type { SocialProfile } from './social-profile.js';
 import { providerNotFound, type SocialFailure } from './social.errors.js';
 import { SocialService, type SocialFlow } from './social.service.js';
-import { createSocialStrategy, type FlowRequest } from './social.strategies.js';
+import { createSocialStrategy, SocialStrategies, type FlowRequest } from './social.strategies.js';
 
 // What the callback learned, on `req.user`.
 export type SocialOutcome = { provider: string; flow?: SocialFlow } & ({ profile: SocialProfile } | { error: SocialFailure });
@@ -24,6 +24,7 @@ export class SocialPassportGuard implements CanActivate {
   constructor(
     private readonly social: SocialService,
     private readonly config: AppConfig,
+    strategies: SocialStrategies,
   ) {
     const instance = randomUUID();
     for (const [provider, setting] of config.socialLogin.providers) {
@@ -32,7 +33,7 @@ export class SocialPassportGuard implements CanActivate {
         begin: (req, verifier) =>
           social.beginFlow({ provider, storeId: req.ctx.store!.id, redirectUrl: req.socialRedirectUrl!, ...(verifier && { verifier }) }),
         take: (_req, state) => social.takeFlow(state, provider),
-      });
+      }, strategies);
       this.guards.set(provider, new (outcomeGuard(name, provider as SocialProviderName))());
     }
   }

@@ -1,12 +1,5 @@
 import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
-import AppleStrategy from 'passport-apple';
-import { Strategy as FacebookStrategy } from 'passport-facebook';
-import { Strategy as GithubStrategy } from 'passport-github2';
-import GitlabStrategy from 'passport-gitlab2';
-import { Strategy as GoogleStrategy } from 'passport-google-oauth20';
-import LinkedinStrategy from 'passport-linkedin-oauth2';
-import MicrosoftStrategy from 'passport-microsoft';
 import type { SocialProviderName } from '../config/social-settings.js';
 import type { ResolvedProvider } from '../config/social-secrets.js';
 import { normalizeProfile, type SocialProfile } from './social-profile.js';
@@ -22,16 +15,40 @@ interface OAuth2Internals {
   userProfile(accessToken: string, done: (err: unknown, profile?: unknown) => void): void;
 }
 
-// Each provider's maintained strategy, and whether it takes PKCE.
-const STRATEGIES: Record<SocialProviderName, { strategy: StrategyClass; pkce: boolean }> = {
-  google: { strategy: GoogleStrategy, pkce: true },
-  apple: { strategy: (AppleStrategy as unknown as { Strategy?: StrategyClass }).Strategy ?? (AppleStrategy as unknown as StrategyClass), pkce: false },
-  facebook: { strategy: FacebookStrategy, pkce: true },
-  microsoft: { strategy: (MicrosoftStrategy as unknown as { Strategy: StrategyClass }).Strategy, pkce: true },
-  linkedin: { strategy: (LinkedinStrategy as unknown as { Strategy: StrategyClass }).Strategy, pkce: false },
-  gitlab: { strategy: (GitlabStrategy as unknown as { Strategy: StrategyClass }).Strategy, pkce: true },
-  github: { strategy: GithubStrategy, pkce: true },
+// Each provider's maintained strategy, and whether it takes PKCE. A strategy's package is loaded
+// only when the settings configure that provider (see SocialStrategies).
+const STRATEGIES: Record<SocialProviderName, { load: () => Promise<StrategyClass>; pkce: boolean }> = {
+  google: { load: async () => (await import('passport-google-oauth20')).Strategy, pkce: true },
+  apple: {
+    load: async () => {
+      const AppleStrategy = (await import('passport-apple')).default;
+      return (AppleStrategy as unknown as { Strategy?: StrategyClass }).Strategy ?? (AppleStrategy as unknown as StrategyClass);
+    },
+    pkce: false,
+  },
+  facebook: { load: async () => (await import('passport-facebook')).Strategy, pkce: true },
+  microsoft: { load: async () => ((await import('passport-microsoft')).default as unknown as { Strategy: StrategyClass }).Strategy, pkce: true },
+  linkedin: { load: async () => ((await import('passport-linkedin-oauth2')).default as unknown as { Strategy: StrategyClass }).Strategy, pkce: false },
+  gitlab: { load: async () => ((await import('passport-gitlab2')).default as unknown as { Strategy: StrategyClass }).Strategy, pkce: true },
+  github: { load: async () => (await import('passport-github2')).Strategy, pkce: true },
 };
+
+// The strategy classes of the configured providers, loaded at boot by SocialModule's factory.
+export class SocialStrategies {
+  private constructor(private readonly classes: ReadonlyMap<SocialProviderName, StrategyClass>) {}
+
+  static async load(providers: Iterable<SocialProviderName>): Promise<SocialStrategies> {
+    const classes = new Map<SocialProviderName, StrategyClass>();
+    for (const provider of new Set(providers)) classes.set(provider, await STRATEGIES[provider].load());
+    return new SocialStrategies(classes);
+  }
+
+  get(provider: SocialProviderName): StrategyClass {
+    const strategy = this.classes.get(provider);
+    if (!strategy) throw new Error(`social login: the ${provider} strategy is not loaded`);
+    return strategy;
+  }
+}
 
 interface AppleUser {
   name?: { firstName?: unknown; lastName?: unknown };
@@ -67,8 +84,9 @@ const LINKEDIN_USERINFO = 'https://api.linkedin.com/v2/userinfo';
 
 // The strategy of one provider, registered with passport under `name` (unique per application,
 // so two applications in one process never share one).
-export function createSocialStrategy(name: string, provider: ResolvedProvider, callbackURL: string, flows: FlowStore): unknown {
-  const { strategy, pkce } = STRATEGIES[provider.name];
+export function createSocialStrategy(name: string, provider: ResolvedProvider, callbackURL: string, flows: FlowStore, strategies: SocialStrategies): unknown {
+  const { pkce } = STRATEGIES[provider.name];
+  const strategy = strategies.get(provider.name);
   const s = provider.setting;
   const urls = {
     ...(s.authorizationUrl && { authorizationURL: s.authorizationUrl }),

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import * as oidc from 'openid-client';
+import type * as Oidc from 'openid-client';
 import { Clock } from '../clock/clock.js';
 import { AppConfig } from '../config/app-config.js';
 import { SocialService } from '../social/social.service.js';
@@ -12,11 +12,16 @@ const PROVIDER = 'sso';
 
 type Claims = Record<string, unknown>;
 
+// The OpenID Connect client is loaded at the first sign-on, not at boot (most deployments
+// configure none).
+let library: Promise<typeof Oidc> | undefined;
+const openidClient = (): Promise<typeof Oidc> => (library ??= import('openid-client'));
+
 // Single sign-on with an OpenID Connect provider: authorization code with PKCE and a nonce,
 // then the same socialCode hand-over as social login. The service issues its own JWT after.
 @Injectable()
 export class SsoService {
-  private configuration?: Promise<oidc.Configuration>;
+  private configuration?: Promise<Oidc.Configuration>;
 
   constructor(
     private readonly social: SocialService,
@@ -32,6 +37,7 @@ export class SsoService {
   async start(store: StoreEntity, requestedRedirect: string | undefined, origin: string): Promise<string> {
     const sso = this.settings();
     const redirectUrl = this.social.redirectUrl(requestedRedirect);
+    const oidc = await openidClient();
     const configuration = await this.client();
     const verifier = oidc.randomPKCECodeVerifier();
     const nonce = oidc.randomNonce();
@@ -57,6 +63,7 @@ export class SsoService {
     if (current.searchParams.get('error')) return this.social.failureRedirect(sso.ssoName, 'access_denied', flow);
     let profile: Claims;
     try {
+      const oidc = await openidClient();
       const configuration = await this.client();
       const tokens = await oidc.authorizationCodeGrant(
         configuration,
@@ -102,9 +109,10 @@ export class SsoService {
 
   // Discovery when the paths are not configured; the configured paths otherwise. Kept once
   // it worked; a failed discovery is tried again on the next login.
-  private client(): Promise<oidc.Configuration> {
+  private client(): Promise<Oidc.Configuration> {
     const { settings, clientSecret } = this.sso!;
     this.configuration ??= (async () => {
+      const oidc = await openidClient();
       const host = new URL(settings.tokenHost);
       const insecure = host.protocol === 'http:' ? { execute: [oidc.allowInsecureRequests] } : undefined;
       if (!settings.authPath || !settings.tokenPath) return oidc.discovery(host, settings.clientId, clientSecret, undefined, insecure);
