@@ -2,7 +2,6 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
 
 // The embedded database's first boot starts from a data directory made at build time (`npm run
 // build`, `npm start`) instead of running initdb inside PGlite, which costs ~15 s and ~800 MB at
@@ -38,6 +37,7 @@ export function loadTemplate(path = templatePath()): Blob | undefined {
 // Writes the template once; a later build keeps it.
 export async function prepareTemplate(path = templatePath()): Promise<boolean> {
   if (existsSync(path)) return false;
+  const { PGlite } = await import('@electric-sql/pglite');
   const db = await PGlite.create();
   try {
     const dump = await db.dumpDataDir('gzip');
