@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { fileTypeFromBuffer } from 'file-type';
 import { AppError } from '../common/errors.js';
 import { AppConfig } from '../config/app-config.js';
 import { Clock } from '../clock/clock.js';
@@ -29,6 +28,8 @@ export class BucketService {
   // link absolute when PUBLIC_URL is not set.
   async uploadAvatar(actor: SessionData, data: Buffer | undefined, requestOrigin: string): Promise<{ accessKey: string; url: string }> {
     if (!data?.length) throw new AppError('FileRequired', 'send the image as multipart field "file"');
+    // Loaded at the first upload: ~2 MB that an instance nobody uploads to never needs.
+    const { fileTypeFromBuffer } = await import('file-type');
     const type = await fileTypeFromBuffer(data);
     if (!type || !AVATAR_TYPES.has(type.mime)) throw new AppError('UnsupportedMediaType', 'avatars must be PNG, JPEG, WebP or GIF images');
     const accessKey = randomBytes(20).toString('hex');
