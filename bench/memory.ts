@@ -27,7 +27,7 @@ const ROOT = path.resolve(HERE, '../..');
 const MAIN = path.join(ROOT, 'dist/src/main.js');
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/svcbench';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const IDLE_MS = 3000;
+const IDLE_MS = Number(process.env.IDLE_MS ?? 3000);
 const MODES = (process.env.MODES ?? `postgres,first,later,pglite,sut${process.env.PROVIDERS ? ',providers' : ''}`).split(',');
 const RUNS = Number(process.env.RUNS ?? 3);
 
