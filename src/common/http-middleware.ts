@@ -13,7 +13,8 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 const HSTS = 'max-age=31536000; includeSubDomains';
 
 // What runs once a request is over (its answer sent, or the client gone before it): the request
-// log line, metrics, API completion events. One listener per request calls them all.
+// log line, metrics, API completion events. One listener per request calls them all; a hook
+// does not throw (it runs in a socket's event).
 export type RequestEndHook = (req: ContextRequest, res: Response) => void;
 
 // First middleware: the request id (kept from `x-request-id` when well-formed) and the clock,
