@@ -17,6 +17,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { median, memoryMb } from './process-stats.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url)); // dist/bench
 const ROOT = path.resolve(HERE, '../..');
@@ -116,14 +117,6 @@ async function round(port: number, pid: number, headers: Record<string, string>,
   return { rps: r.requests.average, p99: r.latency.p99, cpuPerReq: cpu / Math.max(1, r.requests.total), failed: r.non2xx + r.errors + r.timeouts };
 }
 
-// Resident memory of a process now and at its peak, in MB.
-function memoryMb(pid: number): { rss: number; peak: number } {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-  return { rss: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024) };
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
   const mode = process.env.DATABASE_URL ? 'postgres' : 'embedded';

@@ -12,6 +12,7 @@ import bcrypt from 'bcrypt';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { createApp } from '../src/app.js';
+import { median } from './process-stats.js';
 
 const SIZES = (process.env.SIZES ?? '100,1000,10000,100000').split(',').map(Number);
 const PASSWORD = 'growth bench password';
@@ -23,7 +24,6 @@ if (!url) {
   process.exit(1);
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function p50(n: number, request: () => Promise<Response>): Promise<number> {
   const times: number[] = [];

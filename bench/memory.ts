@@ -4,7 +4,7 @@
 //   npm run bench:memory
 //
 // 1. PostgreSQL + Redis (DATABASE_URL, REDIS_URL; defaults below): time to the first answer of
-//    GET /health/live, then RSS after 3 s idle.
+//    GET /health/live, then RSS after 3 s idle (IDLE_MS).
 // 2. Embedded database, first boot in a fresh data directory (from the build's template): time to
 //    the first answer and the peak RSS (VmHWM) up to 3 s idle after it.
 // 3. Embedded database, a later boot of the same directory: time to the first answer, idle RSS.
@@ -21,6 +21,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { median, memoryMb } from './process-stats.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url)); // dist/bench
 const ROOT = path.resolve(HERE, '../..');
@@ -39,12 +40,6 @@ function startFlags(): string[] {
   return words.slice(1, -1);
 }
 
-function memoryMb(pid: number): { rss: number; peak: number } {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-  return { rss: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024) };
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Measured {
@@ -54,7 +49,7 @@ interface Measured {
 }
 
 // Starts `node <args>` with `env`, waits for `ready(stdout + stderr)` to give the port (or true),
-// then for GET /health/live to answer; idles 3 s, reads memory and stops it.
+// then for GET /health/live to answer; idles IDLE_MS (3 s), reads memory and stops it.
 async function measure(args: string[], env: NodeJS.ProcessEnv, ready: (out: string) => number | true | undefined): Promise<Measured> {
   const started = performance.now();
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -161,7 +156,6 @@ async function runs(step: (run: number) => Promise<Measured>): Promise<Summary> 
   return { bootMs: all.map((m) => m.bootMs), rss: all.map((m) => m.rss), peak: all.map((m) => m.peak) };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const show = (xs: number[], unit: string, width: number) =>
   `${String(median(xs)).padStart(width)} ${unit}${xs.length > 1 ? ` (${Math.min(...xs)}–${Math.max(...xs)})`.padEnd(width * 2 + 4) : ''}`;
 

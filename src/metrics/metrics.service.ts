@@ -1,8 +1,9 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
+import { elapsedMs, type ContextRequest } from '../common/request-context.js';
 import { AppConfig } from '../config/app-config.js';
 
 type LoginOutcome = 'success' | 'invalid_credentials' | 'refused' | 'invalid_request' | 'rate_limited' | 'error';
@@ -75,13 +76,12 @@ export class Metrics implements OnModuleDestroy {
   // Times every answer by its route pattern (never the raw URL: ids would make a series each);
   // called once a request is over (an HTTP request-end hook). A request whose client left before
   // its answer is not counted.
-  observeRequest(req: Request & { ctx: { startedAt: bigint } }, res: Response): void {
+  observeRequest(req: ContextRequest, res: Response): void {
     if (!res.writableFinished) return;
     const pattern = (req.route as { path?: string } | undefined)?.path;
     // Nest answers unknown paths from a catch-all route.
     const route = pattern && pattern !== '/{*splat}' ? String(pattern) : 'unmatched';
-    const seconds = Number(process.hrtime.bigint() - req.ctx.startedAt) / 1e9;
-    this.http.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
+    this.http.observe({ method: req.method, route, status: String(res.statusCode) }, elapsedMs(req.ctx) / 1000);
     if (req.method === 'POST' && route === '/auth-api/login') this.logins.inc({ outcome: LOGIN_OUTCOMES[res.statusCode] ?? 'error' });
   }
 

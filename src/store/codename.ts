@@ -1,5 +1,9 @@
 export const CODENAME_MAX_LENGTH = 40;
 
+// What a client may send as a codename (header, query, `after`): anything else names no store,
+// known without asking the database.
+export const CODENAME_SHAPE = /^[A-Za-z0-9-]{1,64}$/;
+
 // Codenames that would read as something else in URLs, sub-domains or the SaaS level.
 export const RESERVED_CODENAMES = new Set([
   'root', 'admin', 'api', 'auth', 'auth-api', 'www', 'app', 'docs', 'health', 'metrics', 'events', 'notifications', 'static', 'assets',

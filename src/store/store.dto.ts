@@ -3,6 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsImageUrl, IsLanguageTag } from '../common/validation.js';
 import { IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { PageQuery } from '../common/paging.js';
+import { CODENAME_SHAPE } from './codename.js';
 import type { StoreEntity } from './store.entity.js';
 
 export class StoreInput {
@@ -37,7 +38,7 @@ export class BriefStoresQuery extends PageQuery {
   })
   @IsOptional()
   @IsString()
-  @Matches(/^[A-Za-z0-9-]{1,64}$/, { message: 'after must be a store codename' })
+  @Matches(CODENAME_SHAPE, { message: 'after must be a store codename' })
   after?: string;
 }
 

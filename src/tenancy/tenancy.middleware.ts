@@ -4,11 +4,11 @@ import { AppConfig } from '../config/app-config.js';
 import type { Tenancy } from '../config/settings.js';
 import { AppError } from '../common/errors.js';
 import type { ContextRequest } from '../common/request-context.js';
+import { CODENAME_SHAPE } from '../store/codename.js';
 import { ROOT_CODENAME } from '../store/store.entity.js';
 import { StoreService } from '../store/store.service.js';
 
 // Paths that belong to no tenant: operations and documentation.
-const CODENAME_SHAPE = /^[A-Za-z0-9-]{1,64}$/;
 const UNTENANTED = /^\/(health|docs|metrics)(\/|$|-)/;
 
 // Tenant targeting: header `<project>-store-codename`, then query `_store`, then body `_store`;
