@@ -24,10 +24,17 @@ export interface RunningApp {
   close(): Promise<void>;
 }
 
+// What main.ts starts before it loads the application's modules: the embedded database opens
+// on its own thread while they load (see startEarly in main.ts).
+export interface EarlyStart {
+  config: AppConfig;
+  embedded: Promise<EmbeddedPostgres | undefined>;
+}
+
 // Builds the whole service: used by main.ts and by the tests, so both run the same thing.
-export async function createApp(sources: ConfigSources = {}): Promise<RunningApp> {
-  const config = AppConfig.load(sources);
-  const embedded = config.embeddedDatabase ? await EmbeddedPostgres.start(config.env.DATA_DIR) : undefined;
+export async function createApp(sources: ConfigSources = {}, early?: EarlyStart): Promise<RunningApp> {
+  const config = early?.config ?? AppConfig.load(sources);
+  const embedded = await (early?.embedded ?? EmbeddedPostgres.forConfig(config));
   try {
     const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, config.env.DATABASE_URL ?? embedded!.url, sources.clock, sources.logStream, sources.imports), {
       bodyParser: false, // jsonBody() parses, with our limit and error shape

@@ -1,10 +1,24 @@
-import { createApp } from './app.js';
+import type { EarlyStart } from './app.js';
+import { AppConfig } from './config/app-config.js';
 import { ConfigError } from './config/env.js';
 import { serviceUrl } from './config/service-url.js';
+import { EmbeddedPostgres } from './database/embedded-postgres.js';
+
+// The configuration first (a bad key stops the boot before anything starts), then the embedded
+// database on its thread, then the application's modules: loading them takes as long as opening
+// the database, and the two overlap.
+function startEarly(): EarlyStart {
+  const config = AppConfig.load();
+  const embedded = EmbeddedPostgres.forConfig(config);
+  embedded.catch(() => undefined); // awaited by createApp; a failure is reported there
+  return { config, embedded };
+}
 
 async function main(): Promise<void> {
   const started = performance.now();
-  const { app, config, close } = await createApp();
+  const early = startEarly();
+  const { createApp } = await import('./app.js');
+  const { app, config, close } = await createApp({}, early);
   await app.listen(config.env.PORT, config.env.HOST);
   const logger = app.get((await import('nestjs-pino')).Logger);
   const { port } = app.getHttpServer().address() as { port: number };

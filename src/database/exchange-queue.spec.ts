@@ -1,29 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { PGlite } from '@electric-sql/pglite';
-import type { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import pg from 'pg';
-import { serveOverSocket } from './embedded-postgres.js';
-import { loadTemplate } from './embedded-template.js';
+import { EmbeddedPostgres } from './embedded-postgres.js';
 
 // Many connections, many parameterised queries at once, against one embedded session: each
 // query must come back with its own parameters (with pglite-socket's own queue, Parse and
 // Bind messages of different connections interleave and answers get mixed or fail).
+// The embedded database as the service runs it: PGlite on its thread, the queue on this one.
 describe('embedded database under concurrent connections', () => {
-  let db: PGlite;
-  let server: PGLiteSocketServer;
+  let db: EmbeddedPostgres;
   let pool: pg.Pool;
 
   beforeAll(async () => {
-    db = await PGlite.create({ loadDataDir: loadTemplate() });
-    server = await serveOverSocket(db);
-    pool = new pg.Pool({ connectionString: `postgres://postgres@${server.getServerConn()}/postgres`, max: 10 });
+    db = await EmbeddedPostgres.start(':memory:');
+    pool = new pg.Pool({ connectionString: db.url, max: 10 });
     pool.on('error', () => undefined); // an idle client's error must fail the assertions, not the process
   }, 90_000); // without the build's template a fresh PGlite runs initdb: ~15 s on an idle core, more beside other suites
 
   afterAll(async () => {
     await pool?.end();
-    await server?.stop();
-    await db?.close();
+    await db?.stop();
   });
 
   it('answers every parameterised query with its own parameters while transactions run', async () => {
@@ -71,5 +66,19 @@ describe('embedded database under concurrent connections', () => {
       tx.release();
     }
     expect(Number((await pool.query<{ c: string }>('SELECT count(*) AS c FROM t')).rows[0].c)).toBe(2);
+  });
+
+  it('rolls back the transaction of a connection that goes away mid-way; the others go on', async () => {
+    await pool.query('CREATE TABLE dropped (n int)');
+    const lost = new pg.Client(db.url);
+    lost.on('error', () => undefined);
+    await lost.connect();
+    await lost.query('BEGIN');
+    await lost.query('INSERT INTO dropped VALUES ($1)', [1]);
+    (lost as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+    const { rows } = await pool.query<{ c: string }>('SELECT count(*) AS c FROM dropped');
+    expect(Number(rows[0].c)).toBe(0);
+    await pool.query('INSERT INTO dropped VALUES ($1)', [2]);
+    expect(Number((await pool.query<{ c: string }>('SELECT count(*) AS c FROM dropped')).rows[0].c)).toBe(1);
   });
 });

@@ -1,4 +1,12 @@
-import type { PGlite } from '@electric-sql/pglite';
+// What the queue and the socket server use of a PGlite session: PGlite itself, or the handle on
+// the thread it runs on (embedded-postgres.ts).
+export interface ProtocolSession {
+  readonly waitReady: Promise<void>;
+  isInTransaction(): boolean;
+  runExclusive<T>(fn: () => Promise<T>): Promise<T>;
+  execProtocolRawStream(message: Uint8Array, options: { onRawData: (data: Uint8Array) => void }): Promise<void>;
+  exec(sql: string): Promise<unknown>;
+}
 
 interface Item {
   handlerId: number;
@@ -24,7 +32,7 @@ export class ExchangeQueue {
   private processing = false;
   private owner: number | null = null;
 
-  constructor(private readonly db: PGlite) {}
+  constructor(private readonly db: ProtocolSession) {}
 
   enqueue(handlerId: number, message: Uint8Array, onData: (data: Uint8Array) => void): Promise<number> {
     return new Promise((resolve, reject) => {
