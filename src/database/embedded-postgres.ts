@@ -55,6 +55,10 @@ export class EmbeddedPostgres {
   }
 }
 
+// Extended-protocol messages whose answers a client reads only after a Sync or Flush: Parse,
+// Bind, Describe, Execute, Close.
+const BUFFERED = new Set([0x50, 0x42, 0x44, 0x45, 0x43]);
+
 interface Reply {
   id: number;
   chunks?: Uint8Array[];
@@ -115,6 +119,14 @@ class PGliteThread implements ProtocolSession {
 
   async execProtocolRawStream(message: Uint8Array, { onRawData }: { onRawData: (data: Uint8Array) => void }): Promise<void> {
     // Copied, not transferred: the queue reads the message again once it is answered.
+    if (BUFFERED.has(message[0])) {
+      // A server answers these at the exchange's Sync (or Flush): one round trip per exchange
+      // instead of one per message. Their output comes with that answer, to the same connection
+      // (the queue keeps the session to it until the exchange ends; see ExchangeQueue).
+      if (this.failure) throw this.failure;
+      this.worker.postMessage({ op: 'protocol', message });
+      return;
+    }
     const reply = await this.call({ op: 'protocol', message });
     for (const chunk of reply.chunks ?? []) onRawData(chunk);
   }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { connect, type Socket } from 'node:net';
 import pg from 'pg';
 import { EmbeddedPostgres } from './embedded-postgres.js';
 
@@ -81,4 +82,59 @@ describe('embedded database under concurrent connections', () => {
     await pool.query('INSERT INTO dropped VALUES ($1)', [2]);
     expect(Number((await pool.query<{ c: string }>('SELECT count(*) AS c FROM dropped')).rows[0].c)).toBe(1);
   });
+
+  it('ends the exchange of a connection that goes away before its Sync; the next connection gets its own answers', async () => {
+    // A failing query sent without its Sync: the session skips messages until a Sync, and the
+    // answers held for that exchange must not reach anyone else.
+    const [host, port] = db.url.replace(/^.*@/, '').replace(/\/.*$/, '').split(':');
+    const socket = connect(Number(port), host);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(startup({ user: 'postgres', database: 'postgres' }));
+    await readUntilReady(socket);
+    socket.write(Buffer.concat([message('P', cstring(''), cstring('SELECT 1/0'), int16(0)), message('B', cstring(''), cstring(''), int16(0), int16(0), int16(0)), message('E', cstring(''), int32(0))]));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.destroy();
+    const { rows } = await pool.query<{ n: number }>('SELECT $1::int AS n', [2]);
+    expect(rows).toEqual([{ n: 2 }]);
+  });
 });
+
+// The wire protocol's framing, for a client that stops half-way (pg cannot).
+function message(type: string, ...parts: Buffer[]): Buffer {
+  const body = Buffer.concat(parts);
+  return Buffer.concat([Buffer.from(type), int32(body.length + 4), body]);
+}
+function startup(params: Record<string, string>): Buffer {
+  const body = Buffer.concat([int32(196608), ...Object.entries(params).flatMap(([k, v]) => [cstring(k), cstring(v)]), Buffer.from([0])]);
+  return Buffer.concat([int32(body.length + 4), body]);
+}
+function cstring(text: string): Buffer {
+  return Buffer.from(`${text}\0`);
+}
+function int16(n: number): Buffer {
+  const b = Buffer.alloc(2);
+  b.writeInt16BE(n);
+  return b;
+}
+function int32(n: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeInt32BE(n);
+  return b;
+}
+// Reads until ReadyForQuery ('Z'), the end of the startup's answers.
+function readUntilReady(socket: Socket): Promise<void> {
+  return new Promise((resolve) => {
+    let seen = Buffer.alloc(0);
+    const onData = (data: Buffer) => {
+      seen = Buffer.concat([seen, data]);
+      for (let at = 0; at + 5 <= seen.length; at += 1 + seen.readInt32BE(at + 1)) {
+        if (seen[at] === 0x5a) {
+          socket.off('data', onData);
+          resolve();
+          return;
+        }
+      }
+    };
+    socket.on('data', onData);
+  });
+}

@@ -20,6 +20,7 @@ const SYNC = 0x53; // 'S': ends an extended-protocol exchange (Parse, Bind, Desc
 const QUERY = 0x51; // 'Q': a simple query is an exchange by itself
 const TERMINATE = 0x58; // 'X'
 const PROTOCOL_3 = 196608;
+const SYNC_MESSAGE = new Uint8Array([SYNC, 0, 0, 0, 4]);
 
 // The queue behind the embedded server's connections. PGlite is one session, so the messages
 // of one connection's exchange must reach it together: pglite-socket's own queue keeps a
@@ -52,9 +53,12 @@ export class ExchangeQueue {
     }
   }
 
-  // A connection went away mid-exchange: undo its open transaction and let the others in.
+  // A connection went away mid-exchange: end its exchange (a Sync, whose answer, with any
+  // output still held for it, nobody reads: a failed exchange otherwise leaves the session
+  // skipping messages until one), undo its open transaction and let the others in.
   async clearTransactionIfNeeded(handlerId: number): Promise<void> {
     if (this.owner !== handlerId) return;
+    await this.db.execProtocolRawStream(SYNC_MESSAGE, { onRawData: () => undefined });
     if (this.db.isInTransaction()) await this.db.exec('ROLLBACK');
     this.owner = null;
     void this.process();

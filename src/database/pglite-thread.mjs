@@ -16,23 +16,28 @@ try {
 }
 parentPort.postMessage({ ready: true });
 
-// One request at a time: the main thread's queue keeps the session's exchanges apart.
-parentPort.on('message', async ({ id, op, message, sql }) => {
-  try {
-    if (op === 'close') {
-      await db.close();
-      parentPort.postMessage({ id });
-      return;
-    }
-    const chunks = [];
-    if (op === 'protocol') {
-      // The chunks are views of PGlite's memory: copied before the next query reuses it.
-      await db.execProtocolRawStream(message, { onRawData: (data) => chunks.push(data.slice()) });
-    } else {
-      await db.exec(sql);
-    }
-    parentPort.postMessage({ id, chunks, inTransaction: db.isInTransaction() }, chunks.map((c) => c.buffer));
-  } catch (error) {
-    parentPort.postMessage({ id, error: error instanceof Error ? { message: error.message, stack: error.stack } : { message: String(error) } });
-  }
+// Requests run one after another, in the order sent. One without an `id` expects no answer yet:
+// its output (copied: PGlite's views of its memory are reused) waits for the next one with an id.
+let output = [];
+let failure;
+let previous = Promise.resolve();
+parentPort.on('message', (request) => {
+  previous = previous.then(() => run(request));
 });
+
+async function run({ id, op, message, sql }) {
+  try {
+    if (op === 'protocol') await db.execProtocolRawStream(message, { onRawData: (data) => output.push(data.slice()) });
+    else if (op === 'exec') await db.exec(sql);
+    else if (op === 'close') await db.close();
+  } catch (error) {
+    failure ??= error instanceof Error ? { message: error.message, stack: error.stack } : { message: String(error) };
+  }
+  if (id === undefined) return;
+  const chunks = output;
+  const error = failure;
+  output = [];
+  failure = undefined;
+  if (error) parentPort.postMessage({ id, error });
+  else parentPort.postMessage({ id, chunks, inTransaction: op === 'close' ? false : db.isInTransaction() }, chunks.map((c) => c.buffer));
+}
