@@ -117,7 +117,6 @@ async function round(port: number, pid: number, headers: Record<string, string>,
   return { rps: r.requests.average, p99: r.latency.p99, cpuPerReq: cpu / Math.max(1, r.requests.total), failed: r.non2xx + r.errors + r.timeouts };
 }
 
-
 async function main(): Promise<void> {
   const mode = process.env.DATABASE_URL ? 'postgres' : 'embedded';
   const cost = Number(process.env.BCRYPT_COST ?? 10); // as bench/sut-server.ts

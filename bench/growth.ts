@@ -24,7 +24,6 @@ if (!url) {
   process.exit(1);
 }
 
-
 async function p50(n: number, request: () => Promise<Response>): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < n; i++) {

@@ -7,15 +7,15 @@ import { RealtimeController } from './realtime.controller.js';
 import { RealtimeForwarder } from './realtime-forwarder.js';
 import { RealtimeChannelService } from './realtime.service.js';
 
-// The outbound, Pusher-compatible realtime channel: the provider client with the SPEC's limits,
-// the client authorization routes, the webhook, and the forward rules. Off (routes answer 404
-// RealtimeChannelDisabled) while `realtimeChannel` is not set.
 const channelProvider = {
   provide: RealtimeChannelService,
   inject: [AppConfig],
   useFactory: (config: AppConfig): Promise<RealtimeChannelService> => RealtimeChannelService.create(config),
 };
 
+// The outbound, Pusher-compatible realtime channel: the provider client with the SPEC's limits,
+// the client authorization routes, the webhook, and the forward rules. Off (routes answer 404
+// RealtimeChannelDisabled) while `realtimeChannel` is not set.
 @Module({
   imports: [BrokerModule, StoreModule],
   controllers: [RealtimeController],

@@ -58,15 +58,14 @@ export class RealtimeChannelService implements OnModuleInit {
     return new RealtimeChannelService(config, config.settings.realtimeChannel ? await loadLibrary() : undefined);
   }
 
-  // `library` is required when `realtimeChannel` is set: use `create`.
-  constructor(
+  // `library` is loaded by `create` whenever `realtimeChannel` is set.
+  private constructor(
     config: AppConfig,
     private readonly library?: ProviderLibrary,
   ) {
     const settings = config.settings.realtimeChannel;
     this.encryption = settings?.encryptionMasterKeyBase64 !== undefined;
     this.problems = settings ? settingsProblems(settings, config.secretFromEnv) : [];
-    if (settings && !library) throw new Error('RealtimeChannelService: the provider library is not loaded (use RealtimeChannelService.create)');
     this.pusher = settings && !this.problems.length ? createClient(library!, settings, config.secretFromEnv(settings.secret.env)!) : undefined;
   }
 
