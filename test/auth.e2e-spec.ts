@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { DAY_MS, ManualClock } from '../src/clock/clock.js';
 import type { SettingsOverrides } from '../src/config/settings.js';
-import { login, PASSWORD, registerStore, startApp, SUPER_ADMIN, uniqueEmail, type RegisteredStore, type TestApp, expectError as expectErrorShape } from './helpers.js';
+import { login, PASSWORD, registerStore, startApp, SUPER_ADMIN, uniqueEmail, type RegisteredStore, type TestApp, expectError as expectErrorShape, updateStoreRow } from './helpers.js';
 
 // Login, logout, the current user, token locations, sessions, signing keys and login limits,
 // seen from a client of the real app.
@@ -183,7 +183,7 @@ describe('auth (default settings)', () => {
 
     it('refuses a login to an inactive store: 403 StoreInactive', async () => {
       const store = await registerStore(t.http);
-      await ds.query('UPDATE "stores" SET "isActive" = false WHERE "id" = $1', [store.storeId]);
+      await updateStoreRow([t], store.storeId, { isActive: false });
       expectError(await post(store.codename, { username: store.ownerEmail, password: PASSWORD }), 403, 'StoreInactive');
     });
   });

@@ -1,13 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { DataSource } from 'typeorm';
 import { EventPublisher } from '../src/broker/event-publisher.js';
 import { DAY_MS, ManualClock } from '../src/clock/clock.js';
 import { EventHub } from '../src/events/event-hub.js';
 import { EventsGateway } from '../src/events/events.gateway.js';
 import { connectSocket, listen, openSse, refusedSocket, type SocketClient, type SseClient } from './event-clients.js';
-import { expectError, login, PASSWORD, registerStore, startApp, uniqueEmail, waitFor, type RegisteredStore, type TestApp } from './helpers.js';
+import { expectError, login, PASSWORD, registerStore, startApp, uniqueEmail, waitFor, type RegisteredStore, type TestApp, updateStoreRow } from './helpers.js';
 
 // The event channel end to end: real socket.io-client and SSE readers over loopback, events
 // caused by real API calls (registrations, API keys, logouts).
@@ -301,7 +300,7 @@ describe('event channel', () => {
   });
 
   describe('deactivated store', () => {
-    const deactivate = (id: string) => t.app.get(DataSource).query('UPDATE stores SET "isActive" = false WHERE id = $1', [id]);
+    const deactivate = (id: string) => updateStoreRow([t], id, { isActive: false });
 
     it('opens no stream: connect_error / 403 StoreInactive for logins, API keys and anonymous clients', async () => {
       const store = await registerStore(t.http);

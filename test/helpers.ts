@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect } from '@jest/globals';
 import request from 'supertest';
+import { DataSource } from 'typeorm';
 import type TestAgent from 'supertest/lib/agent.js';
 import { createApp, type RunningApp } from '../src/app.js';
 import type { Clock } from '../src/clock/clock.js';
 import type { SettingsOverrides } from '../src/config/settings.js';
+import { DatabaseNotifications } from '../src/database/database-notifications.js';
 
 export const PASSWORD = 'correct horse battery';
 
@@ -100,6 +102,25 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+// Changes a store's row in the database, as an operator would, and returns once every app given
+// has heard the database announce it (its store cache then forgets the row). On PostgreSQL the
+// announcement reaches the listening connection just after the commit, so a request sent in
+// that instant could still be answered from the cache.
+export async function updateStoreRow(apps: RunningApp[], storeId: string, set: Record<string, unknown>): Promise<void> {
+  const columns = Object.keys(set);
+  const heard = apps.map((app) => {
+    let unsubscribe = () => {};
+    const done = new Promise<void>((resolve) => {
+      unsubscribe = app.app.get(DatabaseNotifications).subscribe('store_changed', { message: (id) => id === storeId && resolve(), reset: resolve });
+    });
+    return done.finally(() => unsubscribe());
+  });
+  await apps[0].app.get(DataSource).query(`UPDATE "stores" SET ${columns.map((c, i) => `"${c}" = $${i + 2}`).join(', ')} WHERE "id" = $1`, [storeId, ...Object.values(set)]);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('the store change was not announced within 5 s')), 5_000)));
+  await Promise.race([Promise.all(heard), late]).finally(() => clearTimeout(timer));
 }
 
 // Suites that need a second replica sharing Redis; each names in its title why it needs it.

@@ -8,7 +8,7 @@ import { NotificationEntity } from '../src/notification/notification.entity.js';
 import { NotificationService, type SendRequest } from '../src/notification/notification.service.js';
 import { NotificationWorker } from '../src/notification/notification.worker.js';
 import { addressesOf, closedPort, smtp, startMailServer, type MailServer } from './mail-server.js';
-import { login, PASSWORD, registerStore, startApp, unique, uniqueEmail, type RegisteredStore, type TestApp, waitFor } from './helpers.js';
+import { login, PASSWORD, registerStore, startApp, unique, uniqueEmail, type RegisteredStore, type TestApp, waitFor, updateStoreRow } from './helpers.js';
 
 // Email notifications end to end: the real worker and the real SMTP provider (nodemailer)
 // deliver to a real SMTP server on 127.0.0.1, whose received messages are parsed and checked.
@@ -102,7 +102,7 @@ async function registerUser(t: TestApp, opts: { store?: RegisteredStore; fullnam
 async function setLanguages(t: TestApp, user: User, languages: { user?: string | null; store?: string | null }): Promise<void> {
   const db = t.app.get(DataSource);
   if (languages.user !== undefined) await db.query(`UPDATE "users" SET "language" = $1 WHERE "id" = $2`, [languages.user, user.id]);
-  if (languages.store !== undefined) await db.query(`UPDATE "stores" SET "language" = $1 WHERE "id" = $2`, [languages.store, user.store.storeId]);
+  if (languages.store !== undefined) await updateStoreRow([t], user.store.storeId, { language: languages.store });
 }
 
 function sendVerify(t: TestApp, user: User, extra: Partial<SendRequest> = {}): Promise<string> {

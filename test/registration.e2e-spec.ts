@@ -4,7 +4,7 @@ import bcrypt from 'bcrypt';
 import { DataSource } from 'typeorm';
 import type { SettingsOverrides } from '../src/config/settings.js';
 import { UserRepository } from '../src/user/user.repository.js';
-import { PASSWORD, registerStore, startApp, unique, uniqueEmail, type TestApp } from './helpers.js';
+import { PASSWORD, registerStore, startApp, unique, uniqueEmail, type TestApp, updateStoreRow } from './helpers.js';
 
 const OWNER = '/auth-api/v1/registerstoreowner';
 const USER = '/auth-api/v1/registerstoreuser';
@@ -234,7 +234,7 @@ describe('registration (default settings)', () => {
 
     it('refuses an inactive store: 403 StoreInactive', async () => {
       const store = await registerStore(t.http);
-      await ds.query('UPDATE "stores" SET "isActive" = false WHERE "id" = $1', [store.storeId]);
+      await updateStoreRow([t], store.storeId, { isActive: false });
       const email = uniqueEmail();
       const res = await t.http.post(USER).set(HEADER, store.codename).send({ email, password: PASSWORD, fullname: 'Late' }).expect(403);
       expect(res.body).toMatchObject({ result: 'ERR', status: 403, errCode: 'StoreInactive' });

@@ -3,7 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
 import { ManualClock } from '../src/clock/clock.js';
-import { expectError, PASSWORD, registerStore, startApp, unique, uniqueEmail, type TestApp } from './helpers.js';
+import { expectError, PASSWORD, registerStore, startApp, unique, uniqueEmail, type TestApp, updateStoreRow } from './helpers.js';
 import { followRedirects, startOAuthServer, startOidcProvider, type OAuthPeer, type OidcPeer } from './oauth-peers.js';
 
 // Full redirect flows against real providers on loopback: oidc-provider stands in for Google
@@ -329,7 +329,7 @@ describe('social login passes the gates of a password login', () => {
     await ds.query('UPDATE "users" SET "isActive" = false WHERE "id" = $1', [user.body.user.id]);
     expectError(await socialLogin(store.codename), 403, 'UserInactive');
     await ds.query('UPDATE "users" SET "isActive" = true WHERE "id" = $1', [user.body.user.id]);
-    await ds.query('UPDATE "stores" SET "isActive" = false WHERE "id" = $1', [store.storeId]);
+    await updateStoreRow([t], store.storeId, { isActive: false });
     expectError(await socialLogin(store.codename), 403, 'StoreInactive');
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { DatabaseNotifications } from '../src/database/database-notifications.js';
 import { StoreRepository } from '../src/store/store.repository.js';
-import { login, PASSWORD, registerStore, startApp, type TestApp } from './helpers.js';
+import { login, PASSWORD, registerStore, startApp, type TestApp, updateStoreRow } from './helpers.js';
 
 // The store a request names is read from the database once, then served from the store cache
 // until the database announces a change of its row; while those announcements cannot be heard,
@@ -26,7 +26,7 @@ describe('store cache', () => {
   });
   afterAll(() => t?.close());
 
-  const setLanguage = (storeId: string, language: string) => db.query('UPDATE stores SET language = $2 WHERE id = $1', [storeId, language]);
+  const setLanguage = (storeId: string, language: string) => updateStoreRow([t], storeId, { language });
   const current = (codename: string, token: string) => t.http.get(CURRENT).set(HEADER, codename).set('Authorization', `Bearer ${token}`);
 
   it('reads a store once for many requests, and again after its row changes by any means', async () => {
@@ -37,9 +37,9 @@ describe('store cache', () => {
     for (let i = 0; i < 5; i++) await current(store.codename, accessToken).expect(200);
     expect(reads.filter((c) => c === store.codename)).toHaveLength(1);
 
-    await db.query('UPDATE stores SET "isActive" = false WHERE id = $1', [store.storeId]);
+    await updateStoreRow([t], store.storeId, { isActive: false });
     expect((await current(store.codename, accessToken)).status).toBe(401);
-    await db.query('UPDATE stores SET "isActive" = true WHERE id = $1', [store.storeId]);
+    await updateStoreRow([t], store.storeId, { isActive: true });
     await current(store.codename, accessToken).expect(200);
     expect(reads.filter((c) => c === store.codename).length).toBeGreaterThanOrEqual(2);
   });

@@ -38,10 +38,13 @@ export class DatabaseNotifications {
     };
   }
 
-  subscribe(channel: string, subscriber: NotificationSubscriber): void {
+  // Returns the way to stop hearing the channel (the LISTEN itself stays).
+  subscribe(channel: string, subscriber: NotificationSubscriber): () => void {
+    const known = this.subscribers.has(channel);
     this.subscribers.set(channel, [...(this.subscribers.get(channel) ?? []), subscriber]);
     const client = this.client;
-    if (this.listening && client) void client.query(`LISTEN "${channel}"`).catch(() => this.drop(client));
+    if (!known && this.listening && client) void client.query(`LISTEN "${channel}"`).catch(() => this.drop(client));
+    return () => this.subscribers.set(channel, (this.subscribers.get(channel) ?? []).filter((s) => s !== subscriber));
   }
 
   // Once the application has booted (a refused boot never opens the listening connection).
