@@ -174,7 +174,7 @@ export class AccessService implements OnModuleInit {
 
   // Groups: with `userGroupsInTenantLevel` a store's admins manage the store's groups; global
   // groups are created, changed and deleted by SaaS admins only.
-  async createGroup(principal: AccessPrincipal, store: StoreEntity, input: CreateGroupInput): Promise<UserGroupEntity> {
+  async createGroup(principal: AccessPrincipal, store: StoreEntity, input: CreateGroupInput, origin: string): Promise<UserGroupEntity> {
     this.assertGroupsActive();
     const storeId = this.groupScope(store);
     if (storeId === null) this.assertSaasAdmin(principal);
@@ -182,7 +182,7 @@ export class AccessService implements OnModuleInit {
       id: randomUUID(),
       storeId,
       groupName: input.groupName,
-      avatar: input.avatar ?? this.avatars.generate(),
+      avatar: input.avatar ?? this.avatars.generate(origin),
       ownerId: principal.userId!,
       createdAt: this.clock.now(),
     });

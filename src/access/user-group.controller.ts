@@ -25,7 +25,7 @@ export class UserGroupController {
   @ApiOperation({ summary: 'Create a group: in this store (userGroupsInTenantLevel), else global (SaaS admins only).' })
   @ApiResult(UserGroupResponse)
   async create(@Ctx() ctx: RequestContext, @Body() input: CreateGroupInput): Promise<Enveloped<unknown>> {
-    return { data: toGroupResponse(await this.access.createGroup(principalOf(ctx), ctx.store!, input)) };
+    return { data: toGroupResponse(await this.access.createGroup(principalOf(ctx), ctx.store!, input, ctx.origin)) };
   }
 
   @Get('usergroups')

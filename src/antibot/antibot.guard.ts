@@ -1,7 +1,7 @@
 import { applyDecorators, Injectable, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
-import type { Request } from 'express';
 import { ApiFailures } from '../common/api-result.js';
+import type { ContextRequest } from '../common/request-context.js';
 import { AntiBotService, CHALLENGE_HEADER } from './antibot.service.js';
 
 @Injectable()
@@ -9,9 +9,9 @@ export class AntiBotGuard implements CanActivate {
   constructor(private readonly antiBot: AntiBotService) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const req = context.switchToHttp().getRequest<Request>();
+    const req = context.switchToHttp().getRequest<ContextRequest>();
     const header = req.headers[CHALLENGE_HEADER];
-    await this.antiBot.verify(typeof header === 'string' ? header : undefined, req.ip);
+    await this.antiBot.verify(typeof header === 'string' ? header : undefined, req.ip, req.ctx?.requestId);
     return true;
   }
 }

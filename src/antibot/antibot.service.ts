@@ -66,11 +66,11 @@ export class AntiBotService implements OnModuleInit {
     return createChallenge({ hmacKey: this.secret, maxNumber: altchaMaxNumber, expires: new Date(Date.now() + altchaExpireSeconds * 1000) });
   }
 
-  // Passes, or 403 ChallengeFailed; 503 when the provider cannot be asked.
-  async verify(response: string | undefined, remoteIp: string | undefined): Promise<void> {
+  // Passes, or 403 ChallengeFailed; 503 when the provider cannot be asked (logged with `requestId`).
+  async verify(response: string | undefined, remoteIp: string | undefined, requestId?: string): Promise<void> {
     if (this.provider === 'none') return;
     if (!response) throw new AppError(CHALLENGE_FAILED, `solve the anti-bot challenge and send it in the ${CHALLENGE_HEADER} header`);
-    const ok = this.provider === 'altcha' ? await this.verifyAltcha(response) : await this.verifyToken(this.provider, response, remoteIp);
+    const ok = this.provider === 'altcha' ? await this.verifyAltcha(response) : await this.verifyToken(this.provider, response, remoteIp, requestId);
     if (!ok) throw new AppError(CHALLENGE_FAILED, 'the anti-bot challenge solution is wrong, expired or already used');
   }
 
@@ -104,7 +104,7 @@ export class AntiBotService implements OnModuleInit {
   }
 
   // hCaptcha, Turnstile and reCAPTCHA share the protocol: a form POST, `{ success }` back.
-  private async verifyToken(provider: keyof typeof VERIFY_URLS, token: string, remoteIp: string | undefined): Promise<boolean> {
+  private async verifyToken(provider: keyof typeof VERIFY_URLS, token: string, remoteIp: string | undefined, requestId: string | undefined): Promise<boolean> {
     const url = this.config.settings.antiBot.verifyUrl ?? VERIFY_URLS[provider];
     const form = new URLSearchParams({ secret: this.secret, response: token });
     if (remoteIp) form.set('remoteip', remoteIp);
@@ -114,7 +114,7 @@ export class AntiBotService implements OnModuleInit {
       if (!res.ok) throw new Error(`status ${res.status}`);
       body = (await res.json()) as { success?: unknown };
     } catch (err) {
-      this.logger.error({ err, provider }, 'anti-bot verification unavailable');
+      this.logger.error({ err, provider, requestId }, 'anti-bot verification unavailable');
       throw new AppError('ServiceUnavailable', 'the anti-bot check is unavailable; try again later');
     }
     return body.success === true;

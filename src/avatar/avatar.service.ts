@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/app-config.js';
 import { serviceUrl } from '../config/service-url.js';
-import { requestOrigin } from './request-origin.js';
 
 export const AVATAR_SEED = /^[a-f0-9]{32}$/;
 
@@ -11,10 +10,11 @@ export class AvatarService {
   constructor(private readonly config: AppConfig) {}
 
   // A new random avatar, served by AvatarController. The link is absolute, so a client on another
-  // origin can show it: from PUBLIC_URL, else the address of the request being handled, else
-  // (at boot: the sample store, the super admin) the address the service listens on.
-  generate(): string {
+  // origin can show it: from PUBLIC_URL, else `origin` (the address the request being handled was
+  // sent to: RequestContext.origin), else (at boot: the sample store, the super admin) the
+  // address the service listens on.
+  generate(origin?: string): string {
     const path = `/auth-api/avatars/${randomBytes(16).toString('hex')}.svg`;
-    return this.config.env.PUBLIC_URL ? this.config.publicUrl(path) : (requestOrigin() ?? serviceUrl(this.config.env)) + path;
+    return this.config.env.PUBLIC_URL ? this.config.publicUrl(path) : (origin ?? serviceUrl(this.config.env)) + path;
   }
 }

@@ -41,7 +41,7 @@ export class ApiDone {
     const owner = req.ctx?.session?.userId;
     const data = { ...(storeId && { storeId }), ...(owner && { _owner: owner }), method: req.method, path, statusCode };
     this.publisher.publish(apiDoneTopic(this.publisher.service, routeName(path, req.method)), data).catch((err: unknown) => {
-      this.logger.error({ err, path }, 'could not publish an API completion event');
+      this.logger.error({ err, path, requestId: req.ctx?.requestId }, 'could not publish an API completion event');
     });
   }
 }

@@ -18,8 +18,14 @@ export class LruTtlCache<T extends object> extends TtlCache<T> {
     this.lru = new LRUCache({ max });
   }
 
-  async get(key: string) {
-    return this.lru.get(key);
+  // Answered on the event loop's next turn (its check phase), as the Redis cache's answer comes
+  // on a later turn: under load the requests read in one turn then run their first half
+  // together, and their second half together once their lookups are answered, rather than
+  // each running through the whole stack before the next starts. Measured with bench:auth on
+  // the authenticated route without Redis: about a fifth less CPU per request (the same code
+  // stays in the processor's caches), at the cost of one turn of latency.
+  get(key: string): Promise<T | undefined> {
+    return new Promise((resolve) => setImmediate(() => resolve(this.lru.get(key))));
   }
 
   async set(key: string, value: T, ttlMs: number) {

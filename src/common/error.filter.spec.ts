@@ -92,7 +92,7 @@ describe('ErrorFilter', () => {
     expect(sent.body).toEqual({ result: 'ERR', status: 500, message: 'errMsg_InternalError', errCode: 'InternalError', requestId: 'req-4' });
     expect(JSON.stringify(sent.body)).not.toMatch(/secret|password/);
     expect(logged).toHaveLength(1);
-    expect(logged[0][0]).toEqual({ err: error });
+    expect(logged[0][0]).toEqual({ err: error, requestId: 'req-4' });
     expect(contexts).toEqual(['ErrorFilter']);
   });
 

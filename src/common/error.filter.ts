@@ -53,8 +53,7 @@ export class ErrorFilter implements ExceptionFilter {
       error = new AppError('ServiceUnavailable', 'a service this one depends on is unavailable; retry shortly');
     }
     if (!error) {
-      // The request id is already bound to the request's logger.
-      this.logger.error({ err: exception }, 'unhandled error');
+      this.logger.error({ err: exception, requestId }, 'unhandled error');
       error = new AppError('InternalError');
     }
     if (res.headersSent) return;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import express from 'express';
 import { AppError, errorBody } from './errors.js';
-import { requestStorage, type ContextRequest, type RequestContext } from './request-context.js';
+import type { ContextRequest, RequestContext } from './request-context.js';
 
 export const JSON_BODY_LIMIT = '100kb';
 const INCOMING_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -17,8 +17,8 @@ const HSTS = 'max-age=31536000; includeSubDomains';
 // does not throw (it runs in a socket's event).
 export type RequestEndHook = (req: ContextRequest, res: Response) => void;
 
-// First middleware: the request id (kept from `x-request-id` when well-formed) and the clock,
-// bound to everything that serves the request (requestStorage). Answers carry tokens, sessions
+// First middleware: the request id (kept from `x-request-id` when well-formed), the clock and the
+// origin, on the request (`req.ctx`, the RequestContext the routes receive). Answers carry tokens, sessions
 // and keys, so no cache keeps any answer unless its route says so (images). `req.secure`
 // follows TRUST_PROXY: behind a proxy, X-Forwarded-Proto decides.
 export function requestContext(onEnd: readonly RequestEndHook[]): (req: Request, res: Response, next: NextFunction) => void {
@@ -34,7 +34,7 @@ export function requestContext(onEnd: readonly RequestEndHook[]): (req: Request,
     res.once('close', () => {
       for (const hook of onEnd) hook(req as ContextRequest, res);
     });
-    requestStorage.run(ctx, next);
+    next();
   };
 }
 

@@ -3,7 +3,7 @@ import type { Params } from 'nestjs-pino';
 import type { DestinationStream, Logger } from 'pino';
 import type { Options } from 'pino-http';
 import type { AppConfig } from '../config/app-config.js';
-import { elapsedMs, requestStorage, type ContextRequest } from './request-context.js';
+import { elapsedMs, type ContextRequest } from './request-context.js';
 
 // Where log lines go instead of stdout (tests read them).
 export interface LogStream {
@@ -12,18 +12,15 @@ export interface LogStream {
 
 const REDACT_PATHS = ['*.password', '*.passwordHash', '*.accessToken', '*.authorization', '*.cookie'];
 
-// JSON logs with the request id on every line; credentials are never written. The logger is
-// pino's, through nestjs-pino for the services; the request id comes from the request being
-// served (requestStorage) rather than from a child logger made for each request, and the one
-// line per request is written by requestLog() below: nestjs-pino's per-request middleware
-// (pino-http) is not mounted (`forRoutes: []`), it cost a fifth of an authenticated request.
+// JSON logs; credentials are never written. The logger is pino's, through nestjs-pino for the
+// services. A line about a request carries its `requestId`, which the code that writes it takes
+// from the request (RequestContext): the request line (requestLog() below), the error filter's,
+// a failed API completion event's, an unavailable anti-bot check's. There is no per-request
+// child logger: nestjs-pino's per-request middleware (pino-http) is not mounted (`forRoutes:
+// []`), it cost a fifth of an authenticated request.
 export function loggerOptions(config: AppConfig, stream?: LogStream): Params {
   const options: Options = {
     level: config.env.LOG_LEVEL,
-    mixin: () => {
-      const ctx = requestStorage.getStore();
-      return ctx ? { requestId: ctx.requestId } : {};
-    },
     // `req` and `res` are written as requestLog() builds them, errors as errorForLog() says
     // (pino-http's own serializers expect the live request and response).
     wrapSerializers: false,

@@ -33,7 +33,7 @@ export class RegistrationController {
   @ApiOperation({ summary: 'Register a new store and its owner (root level only; not in a single-tenant deployment).' })
   @ApiResult(UserResponse, { store: StoreResponse })
   async registerStoreOwner(@Ctx() ctx: RequestContext, @Body() input: RegisterStoreOwnerInput): Promise<Enveloped<unknown>> {
-    const { user, store } = await this.registration.registerStoreOwner(ctx.store!, input);
+    const { user, store } = await this.registration.registerStoreOwner(ctx.store!, input, ctx.origin);
     return { data: this.users.toResponse(user), extra: { store: toStoreResponse(store), ...this.verification.registrationFlags(user) } };
   }
 
@@ -46,7 +46,7 @@ export class RegistrationController {
   @ApiOperation({ summary: 'Register a user in the targeted store (a single-tenant deployment: in its organisation, role user).' })
   @ApiResult(UserResponse)
   async registerStoreUser(@Ctx() ctx: RequestContext, @Body() input: RegisterStoreUserInput): Promise<Enveloped<unknown>> {
-    const user = await this.registration.registerStoreUser(ctx.store!, input);
+    const user = await this.registration.registerStoreUser(ctx.store!, input, ctx.origin);
     // emailVerificationNeeded / mobileVerificationNeeded: the client starts those flows next.
     return { data: this.users.toResponse(user), extra: { ...this.verification.registrationFlags(user) } };
   }

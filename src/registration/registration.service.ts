@@ -38,19 +38,19 @@ export class RegistrationService implements OnModuleInit {
     declareCustomProperties(StoreInput, this.config.settings.customStoreProperties, SYSTEM_STORE_FIELDS, 'customStoreProperties');
   }
 
-  // A new store and its owner, in one transaction.
-  async registerStoreOwner(target: StoreEntity, input: RegisterStoreOwnerInput): Promise<{ user: UserEntity; store: StoreEntity }> {
+  // A new store and its owner, in one transaction. `origin`: the request's (generated avatars).
+  async registerStoreOwner(target: StoreEntity, input: RegisterStoreOwnerInput, origin: string): Promise<{ user: UserEntity; store: StoreEntity }> {
     if (target.codename !== ROOT_CODENAME) throw new AppError('RootLevelOnly', 'store owners register at the root level');
     if (!this.config.settings.tenantRegisterIsPublic) throw new AppError('TenantRegisterNotPublic');
 
-    const prepared = input.socialCode ? undefined : await this.users.prepare(input);
+    const prepared = input.socialCode ? undefined : await this.users.prepare(input, origin);
     const storeData = pickCustomData(input.store, this.config.settings.customStoreProperties);
     for (let attempt = 1; ; attempt++) {
       const ownerId = randomUUID();
       try {
         const result = await this.dataSource.transaction(async (manager) => {
-          const social = await this.withSocialProfile(target.id, input, manager);
-          const store = await this.stores.create(input.store, storeData, ownerId, manager);
+          const social = await this.withSocialProfile(target.id, input, manager, origin);
+          const store = await this.stores.create(input.store, storeData, ownerId, manager, origin);
           const user = await this.users.insert({ id: ownerId, storeId: store.id, roles: [TENANT_ROLES.tenantOwner] }, social?.prepared ?? prepared!, manager);
           await social?.link(store.id, user.id, manager);
           return { store, user };
@@ -65,15 +65,15 @@ export class RegistrationService implements OnModuleInit {
     }
   }
 
-  async registerStoreUser(target: StoreEntity, input: RegisterStoreUserInput): Promise<UserEntity> {
+  async registerStoreUser(target: StoreEntity, input: RegisterStoreUserInput, origin: string): Promise<UserEntity> {
     // A single-tenant deployment registers its users in its one organisation, the root store.
     const single = this.config.settings.tenancy === 'single';
     if (target.codename === ROOT_CODENAME && !single) throw new AppError('StoreLevelOnly', 'users register in a store: target one with svc-store-codename');
     if (!target.isActive) throw new AppError('StoreInactive', `store "${target.codename}" is not active`);
     const roles = [levelRoles(this.config.settings.tenancy, target.codename === ROOT_CODENAME).user];
-    if (!input.socialCode) return this.users.create({ storeId: target.id, roles }, input);
+    if (!input.socialCode) return this.users.create({ storeId: target.id, roles }, input, origin);
     const user = await this.dataSource.transaction(async (manager) => {
-      const social = (await this.withSocialProfile(target.id, input, manager))!;
+      const social = (await this.withSocialProfile(target.id, input, manager, origin))!;
       const created = await this.users.insert({ storeId: target.id, roles }, social.prepared, manager);
       await social.link(target.id, created.id, manager);
       return created;
@@ -86,7 +86,7 @@ export class RegistrationService implements OnModuleInit {
   // refused registration keeps it), fields the person left out come from the provider, no
   // password is needed, and the email counts as verified only when the provider verified
   // that same address.
-  private async withSocialProfile(storeId: string, input: RegisterStoreUserInput, manager: EntityManager) {
+  private async withSocialProfile(storeId: string, input: RegisterStoreUserInput, manager: EntityManager, origin: string) {
     if (!input.socialCode) return undefined;
     const { socialCode, ...fields } = input;
     const claimed = await this.social.claim(storeId, socialCode, manager);
@@ -100,7 +100,7 @@ export class RegistrationService implements OnModuleInit {
       // Unknown to anyone: the account signs in through its provider until a password reset.
       password: fields.password ?? randomBytes(32).toString('base64url'),
     };
-    const prepared = await this.users.prepare(merged);
+    const prepared = await this.users.prepare(merged, origin);
     const emailVerified = !!p.email && p.emailVerified && prepared.email === p.email;
     return { prepared: { ...prepared, ...(emailVerified && { emailVerified }) }, link: claimed.link };
   }

@@ -36,7 +36,8 @@ export class StoreService {
   }
 
   // Inside the caller's transaction; the codename is derived from the name and made unique.
-  async create(input: StoreInput, customData: Record<string, unknown>, ownerId: string | null, manager: EntityManager): Promise<StoreEntity> {
+  // `origin`: the request's, for a generated avatar's link.
+  async create(input: StoreInput, customData: Record<string, unknown>, ownerId: string | null, manager: EntityManager, origin: string): Promise<StoreEntity> {
     const base = codenameBase(input.name);
     const codename = uniqueCodename(base, await this.stores.codenamesLike(base, manager));
     return this.stores.insert(
@@ -44,7 +45,7 @@ export class StoreService {
         codename,
         name: input.name,
         fullname: input.fullname ?? input.name,
-        avatar: input.avatar ?? this.avatars.generate(),
+        avatar: input.avatar ?? this.avatars.generate(origin),
         customData,
         ownerId,
       },

@@ -29,7 +29,7 @@ export class UserAdminController {
   @ApiOperation({ summary: 'Create a user in the targeted store (admins; anyone when userRegisterIsPublic).' })
   @ApiResult(UserResponse)
   async create(@Ctx() ctx: RequestContext, @Body() input: CreateUserInput): Promise<Enveloped<unknown>> {
-    const user = await this.admin.create(ctx.session, ctx.store!, input);
+    const user = await this.admin.create(ctx.session, ctx.store!, input, ctx.origin);
     // A caller without an admin role got here only because userRegisterIsPublic opens the route:
     // a public registration, whose answer (like the register routes') says which verification
     // flows the new user starts next.
@@ -62,7 +62,7 @@ export class UserAdminController {
   @ApiOperation({ summary: 'Change a user (admins), or your own profile (not your role, store or flags).' })
   @ApiResult(UserResponse)
   async update(@Ctx() ctx: RequestContext, @Param() params: UserIdParam, @Body() input: UpdateUserInput): Promise<Enveloped<unknown>> {
-    return { data: this.users.toResponse(await this.admin.update(ctx.session!, ctx.store!, params.id, input)) };
+    return { data: this.users.toResponse(await this.admin.update(ctx.session!, ctx.store!, params.id, input, ctx.origin)) };
   }
 
   @Delete('v1/users/:id')

@@ -40,7 +40,7 @@ export class UserAdminService implements OnModuleInit {
   // POST /users: admins of the store (any role they may grant), or anyone when
   // userRegisterIsPublic (the level's plain user role only). SaaS-level users only by superAdmin
   // or saasAdmin; a single-tenant deployment's root store is its organisation, managed like a store.
-  async create(actor: SessionData | undefined, store: StoreEntity, input: CreateUserInput): Promise<UserEntity> {
+  async create(actor: SessionData | undefined, store: StoreEntity, input: CreateUserInput, origin: string): Promise<UserEntity> {
     const atRoot = store.codename === ROOT_CODENAME;
     if (atRoot && this.config.settings.tenancy === 'multi') {
       if (!actor) throw new AppError('Unauthorized', 'SaaS-level users are created by superAdmin or saasAdmin');
@@ -51,7 +51,7 @@ export class UserAdminService implements OnModuleInit {
     if (input.roleId !== undefined && !admin) throw new AppError('RoleNotAssignable', 'only administrators assign roles');
     const roles = input.roleId === undefined ? [levelRoles(this.config.settings.tenancy, atRoot).user] : this.checkRoles(actor!, store, input.roleId);
     const { roleId: _roleId, ...profile } = input;
-    return this.users.create({ storeId: store.id, roles, ownerId: actor?.userId }, profile);
+    return this.users.create({ storeId: store.id, roles, ownerId: actor?.userId }, profile, origin);
   }
 
   list(store: StoreEntity, query: PageQuery): Promise<[UserEntity[], number, PageRequest]> {
@@ -65,7 +65,7 @@ export class UserAdminService implements OnModuleInit {
     return user;
   }
 
-  async update(actor: SessionData, store: StoreEntity, id: string, input: UpdateUserInput): Promise<UserEntity> {
+  async update(actor: SessionData, store: StoreEntity, id: string, input: UpdateUserInput, origin: string): Promise<UserEntity> {
     const user = await this.visible(store, id);
     const self = user.id === actor.userId;
     const admin = hasAdminRole(actor.roles);
@@ -75,7 +75,7 @@ export class UserAdminService implements OnModuleInit {
       throw new AppError('RoleNotAssignable', 'roles and flags are changed by an administrator, not on your own profile');
     }
     const changes: Partial<UserEntity> & { password?: string } = { ...this.nameChanges(input, user), customData: { ...user.customData, ...pickCustomData(input, this.config.settings.customUserProperties) } };
-    if (input.avatar !== undefined) changes.avatar = input.avatar ?? this.users.generatedAvatar();
+    if (input.avatar !== undefined) changes.avatar = input.avatar ?? this.users.generatedAvatar(origin);
     if (input.language !== undefined) changes.language = input.language;
     if (input.roleId !== undefined) changes.roles = this.checkRoles(actor, store, input.roleId);
     if (input.isActive !== undefined) changes.isActive = input.isActive;

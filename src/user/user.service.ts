@@ -52,8 +52,9 @@ export class UserService implements OnModuleInit {
     declareCustomProperties(UserProfileInput, this.config.settings.customUserProperties, SYSTEM_USER_FIELDS, 'customUserProperties');
   }
 
-  // Checks a registration against the settings and normalizes it, before any write.
-  async prepare(input: UserProfileInput): Promise<Omit<Partial<UserEntity>, 'storeId'>> {
+  // Checks a registration against the settings and normalizes it, before any write. `origin`:
+  // the request's (RequestContext.origin), for a generated avatar's link.
+  async prepare(input: UserProfileInput, origin: string): Promise<Omit<Partial<UserEntity>, 'storeId'>> {
     const s = this.config.settings;
     checkIdentifiers(this.presence, { email: input.email, mobile: input.mobile });
     const mobile = input.mobile == null ? null : normalizeMobile(input.mobile, s.defaultMobileRegion);
@@ -75,7 +76,7 @@ export class UserService implements OnModuleInit {
       name: input.name ?? null,
       surname: input.surname ?? null,
       passwordHash: await this.passwords.hash(input.password),
-      avatar: input.avatar ?? this.generatedAvatar(),
+      avatar: input.avatar ?? this.generatedAvatar(origin),
       customData: pickCustomData(input, s.customUserProperties),
     };
   }
@@ -94,15 +95,15 @@ export class UserService implements OnModuleInit {
     }
   }
 
-  async create(target: NewUser, input: UserProfileInput): Promise<UserEntity> {
-    const user = await this.insert(target, await this.prepare(input));
+  async create(target: NewUser, input: UserProfileInput, origin: string): Promise<UserEntity> {
+    const user = await this.insert(target, await this.prepare(input, origin));
     this.events.emit('user.created', { userId: user.id, storeId: user.storeId });
     return user;
   }
 
   // The avatar of a user who has not chosen one.
-  generatedAvatar(): string {
-    return this.avatars.generate();
+  generatedAvatar(origin: string): string {
+    return this.avatars.generate(origin);
   }
 
   toResponse(user: UserEntity): Record<string, unknown> {
