@@ -1,5 +1,5 @@
 import { Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
-import { APP_FILTER, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
+import { APP_FILTER, DiscoveryModule } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { AccessModule } from './access/access.module.js';
 import { AntiBotModule } from './antibot/antibot.module.js';
@@ -9,7 +9,6 @@ import { M2mModule } from './m2m/m2m.module.js';
 import { AvatarModule } from './avatar/avatar.module.js';
 import { BucketModule } from './bucket/bucket.module.js';
 import type { Clock } from './clock/clock.js';
-import { EnvelopeInterceptor } from './common/envelope.js';
 import { ErrorFilter } from './common/error.filter.js';
 import { jsonBody } from './common/http-middleware.js';
 import { PolicyAudit } from './common/policy-audit.js';
@@ -72,7 +71,6 @@ export class AppModule implements NestModule {
       providers: [
         PolicyAudit,
         { provide: APP_FILTER, useClass: ErrorFilter },
-        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
       ],
     };
   }

@@ -34,7 +34,10 @@ export function loggerOptions(config: AppConfig, stream?: LogStream): Params {
 // caller's address, the status and the time taken; never headers (tokens, cookies) or bodies
 // (passwords). A request the client gave up on before its answer is a warning. Called once the
 // request is over (see RequestEndHook).
-export function requestLog(logger: Logger, config: AppConfig): (req: ContextRequest, res: Response) => void {
+export function requestLog(root: Logger, config: AppConfig): (req: ContextRequest, res: Response) => void {
+  // The line is built from chosen fields only, so the redaction paths have nothing to find in it:
+  // without them pino writes it without first cloning it (a fifth of what a request allocated).
+  const logger = root.child({}, { redact: { paths: [] } });
   // The API-key field name is settings-validated to letters, digits, _ and -.
   const secretParams = new RegExp(`([?&](access_token|token|code|apiKey|api_key|${config.settings.apiKeys.fieldName})=)[^&]*`, 'gi');
   return (req, res) => {

@@ -12,7 +12,7 @@ import {
   type SecurityRequirementObject,
 } from '@nestjs/swagger';
 import { ApiResultMeta, apiFailures, type ApiResultSpec } from '../common/api-result.js';
-import { Envelope } from '../common/envelope.js';
+import { EnvelopeSpecOf } from '../common/envelope.js';
 import { ERROR_CATALOGUE } from '../common/errors.js';
 import { Authenticated, Public, type AuthPolicy } from '../common/policy.js';
 import { controllerRoutes } from '../common/policy-audit.js';
@@ -129,7 +129,7 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
     const policy = reflector.getAllAndOverride(Public, targets) ? undefined : reflector.getAllAndOverride(Authenticated, targets);
     operation.security = security(policy, hasApiKeyScheme);
     addPathParameters(operation, path);
-    setSuccess(operation, reflector.get(ApiResultMeta, route.handler), reflector.get(Envelope, route.handler));
+    setSuccess(operation, reflector.get(ApiResultMeta, route.handler), reflector.get(EnvelopeSpecOf, route.handler));
     // Any route may meet a fault or an unreachable PostgreSQL or Redis.
     const statuses = new Set([500, 503, ...apiFailures(route.handler)]);
     if (!UNTENANTED.test(path)) [400, 403].forEach((s) => statuses.add(s));
