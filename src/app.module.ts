@@ -1,4 +1,4 @@
-import { Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, DiscoveryModule } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { AccessModule } from './access/access.module.js';
@@ -10,7 +10,6 @@ import { AvatarModule } from './avatar/avatar.module.js';
 import { BucketModule } from './bucket/bucket.module.js';
 import type { Clock } from './clock/clock.js';
 import { ErrorFilter } from './common/error.filter.js';
-import { jsonBody } from './common/http-middleware.js';
 import { PolicyAudit } from './common/policy-audit.js';
 import { loggerOptions, type LogStream } from './common/logging.js';
 import { AppConfig } from './config/app-config.js';
@@ -22,12 +21,11 @@ import { HealthModule } from './health/health.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { NotificationModule } from './notification/notification.module.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
-import { REALTIME_FORM_ROUTES } from './realtime/realtime.controller.js';
 import { RealtimeModule } from './realtime/realtime.module.js';
 import { RedisModule } from './redis/redis.module.js';
 import { RegistrationModule } from './registration/registration.module.js';
 import { SeedModule } from './seed/seed.module.js';
-import { FORM_POST_CALLBACKS, SocialModule } from './social/social.module.js';
+import { SocialModule } from './social/social.module.js';
 import { SsoModule } from './sso/sso.module.js';
 import { StoreModule } from './store/store.module.js';
 import { TenancyMiddleware } from './tenancy/tenancy.middleware.js';
@@ -35,7 +33,7 @@ import { UserAdminModule } from './user-admin/user-admin.module.js';
 import { VerificationModule } from './verification/verification.module.js';
 
 @Module({})
-export class AppModule implements NestModule {
+export class AppModule {
   static forRoot(config: AppConfig, databaseUrl: string, clock?: Clock, logStream?: LogStream, extra: unknown[] = []): DynamicModule {
     return {
       module: AppModule,
@@ -70,14 +68,9 @@ export class AppModule implements NestModule {
       ],
       providers: [
         PolicyAudit,
+        TenancyMiddleware,
         { provide: APP_FILTER, useClass: ErrorFilter },
       ],
     };
-  }
-
-  // After the logger's middleware (so every request is logged with its id): JSON bodies, then
-  // the tenant.
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(jsonBody({ formRoutes: REALTIME_FORM_ROUTES, formPaths: FORM_POST_CALLBACKS }), TenancyMiddleware).forRoutes({ path: '{*splat}', method: RequestMethod.ALL });
   }
 }

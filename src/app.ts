@@ -5,9 +5,11 @@ import { SwaggerModule } from '@nestjs/swagger';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import { ApiDone } from './broker/api-done.js';
+import type { NextFunction, Response } from 'express';
 import { corsMiddleware } from './common/cors.js';
-import { requestContext } from './common/http-middleware.js';
+import { jsonBody, requestContext } from './common/http-middleware.js';
 import { requestLog } from './common/logging.js';
+import type { ContextRequest } from './common/request-context.js';
 import { securityHeaders } from './common/security-headers.js';
 import { StrictValidationPipe } from './common/validation.js';
 import { AppConfig, type ConfigSources } from './config/app-config.js';
@@ -16,6 +18,9 @@ import { EmbeddedPostgres } from './database/embedded-postgres.js';
 import { Metrics } from './metrics/metrics.service.js';
 import { buildOpenApiDocument } from './openapi/openapi.js';
 import { EventsIoAdapter } from './events/events-io.adapter.js';
+import { REALTIME_FORM_ROUTES } from './realtime/realtime.controller.js';
+import { FORM_POST_CALLBACKS } from './social/social.module.js';
+import { TenancyMiddleware } from './tenancy/tenancy.middleware.js';
 
 export interface RunningApp {
   app: NestExpressApplication;
@@ -54,6 +59,12 @@ export async function createApp(sources: ConfigSources = {}, early?: EarlyStart)
     );
     app.use(securityHeaders());
     app.use(corsMiddleware(app.get(CorsPolicy)));
+    // JSON bodies, then the tenant. Mounted here rather than through Nest's MiddlewareConsumer,
+    // which adds them as routes matching every path (`{*splat}`): Express then matches and
+    // decodes each request's path for them.
+    app.use(jsonBody({ formRoutes: REALTIME_FORM_ROUTES, formPaths: FORM_POST_CALLBACKS }));
+    const tenancy = app.get(TenancyMiddleware);
+    app.use((req: ContextRequest, res: Response, next: NextFunction) => void tenancy.use(req, res, next));
     app.useWebSocketAdapter(new EventsIoAdapter(app, config, app.get(CorsPolicy)));
     const { location, fieldName } = config.settings.apiKeys;
     app.useGlobalPipes(new StrictValidationPipe(location === 'body' || location === 'query' ? [fieldName] : []));
