@@ -14,7 +14,7 @@ const HEADER = 'svc-store-codename';
 describe('a service killed (SIGKILL) while it writes', () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-kill-'));
   const settings = join(dir, 'settings.json');
-  writeFileSync(settings, JSON.stringify({ rateLimits: { registration: { points: 1_000_000, durationSeconds: 1 } } }));
+  writeFileSync(settings, JSON.stringify({ rateLimits: { registration: { points: 1_000_000, durationSeconds: 1 }, registrationFailures: { points: 1_000_000, durationSeconds: 1 } } }));
   const children: ChildProcess[] = [];
   afterAll(async () => {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
