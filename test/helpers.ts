@@ -14,8 +14,18 @@ export interface TestApp extends RunningApp {
   http: TestAgent;
 }
 
+// Every rate limit lifted: a test lowers only the one it is about (`settings.rateLimits` is merged
+// over these). The counters live in the Redis the suites share, keyed by address, so a limit left
+// at its default would count other suites' requests from 127.0.0.1.
+const OPEN_LIMITS = {
+  registration: { points: 1_000_000, durationSeconds: 1 },
+  registrationFailures: { points: 1_000_000, durationSeconds: 1 },
+  loginPerIp: { points: 1_000_000, durationSeconds: 1 },
+  loginPerUsername: { points: 1_000_000, durationSeconds: 1 },
+};
+
 // The real application on the run's database (shared embedded PGlite, or DATABASE_URL) and
-// Redis when REDIS_URL is set. Registration limits are lifted unless a test sets its own.
+// Redis when REDIS_URL is set, with every rate limit lifted unless a test sets its own.
 export async function startApp(
   opts: { env?: Record<string, string | undefined>; settings?: SettingsOverrides; clock?: Clock; logStream?: { write(line: string): void }; imports?: unknown[] } = {},
 ): Promise<TestApp> {
@@ -32,15 +42,7 @@ export async function startApp(
       REDIS_URL: process.env.REDIS_URL,
       ...opts.env,
     },
-    settings: {
-      rateLimits: {
-        registration: { points: 1_000_000, durationSeconds: 1 },
-        registrationFailures: { points: 1_000_000, durationSeconds: 1 },
-        loginPerIp: { points: 1_000_000, durationSeconds: 1 },
-        loginPerUsername: { points: 1_000_000, durationSeconds: 1 },
-      },
-      ...opts.settings,
-    },
+    settings: { ...opts.settings, rateLimits: { ...OPEN_LIMITS, ...opts.settings?.rateLimits } },
   });
   return { ...running, http: request(running.app.getHttpServer()) };
 }

@@ -13,12 +13,7 @@ const GUESSES = 60;
 const ALLOWED = 5;
 
 const limits = (loginPerUsername: { points: number; durationSeconds: number }) => ({
-  rateLimits: {
-    registration: { points: 1_000_000, durationSeconds: 1 },
-    registrationFailures: { points: 1_000_000, durationSeconds: 1 },
-    loginPerIp: { points: 1_000_000, durationSeconds: 1 },
-    loginPerUsername,
-  },
+  rateLimits: { loginPerUsername },
 });
 
 async function burst(apps: TestApp[], store: RegisteredStore, username: string, count: number) {
@@ -149,7 +144,7 @@ describeWithRedis('two deployments on one Redis (needs REDIS_URL: in-process cou
   beforeAll(async () => {
     const opts = (service: string) => ({
       env: { SERVICE_CODENAME: service, TRUST_PROXY: 'loopback' },
-      settings: { rateLimits: { registration: { points: 1_000_000, durationSeconds: 1 }, registrationFailures: { points: 1_000_000, durationSeconds: 1 }, loginPerIp: { points: 2, durationSeconds: 60 }, loginPerUsername: { points: 2, durationSeconds: 60 } } },
+      settings: { rateLimits: { loginPerIp: { points: 2, durationSeconds: 60 }, loginPerUsername: { points: 2, durationSeconds: 60 } } },
     });
     [first, second] = await Promise.all([startApp(opts('auth')), startApp(opts('auth-other'))]);
   });

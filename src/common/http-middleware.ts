@@ -18,9 +18,9 @@ const HSTS = 'max-age=31536000; includeSubDomains';
 export type RequestEndHook = (req: ContextRequest, res: Response) => void;
 
 // First middleware: the request id (kept from `x-request-id` when well-formed), the clock and the
-// origin, on the request (`req.ctx`, the RequestContext the routes receive). Answers carry tokens, sessions
-// and keys, so no cache keeps any answer unless its route says so (images). `req.secure`
-// follows TRUST_PROXY: behind a proxy, X-Forwarded-Proto decides.
+// origin, on the request (`req.ctx`, the RequestContext the routes receive). Answers carry
+// tokens, sessions and keys, so no cache keeps any answer unless its route says so (images).
+// `req.secure` follows TRUST_PROXY: behind a proxy, X-Forwarded-Proto decides.
 export function requestContext(onEnd: readonly RequestEndHook[]): (req: Request, res: Response, next: NextFunction) => void {
   return (req, res, next) => {
     const incoming = req.headers['x-request-id'];
