@@ -60,9 +60,15 @@ export class AuthService {
       throw error;
     }
     if (!user || !valid) throw new AppError('InvalidCredentials', 'invalid username or password');
-    await this.limits.release('loginPerUsername', attemptsKey); // the right password is not a failure
-    // Only after the password: these answers tell the account exists.
-    const pending = this.assertMayLogIn(user);
+    // Only after the password: these answers tell the account exists. The right password is not
+    // a failure: its attempt is given back, and a login clears the earlier failures too.
+    let pending: PendingFactors;
+    try {
+      pending = this.assertMayLogIn(user);
+    } catch (error) {
+      await this.limits.release('loginPerUsername', attemptsKey);
+      throw error;
+    }
     await this.limits.reset('loginPerUsername', attemptsKey);
     return this.startSession(store, user, meta, pending);
   }
