@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { EmbeddedPostgres } from '../src/database/embedded-postgres.js';
-import { loadTemplate } from '../src/database/embedded-template.js';
+import { MIGRATIONS } from '../src/database/data-source-options.js';
+import { loadTemplate, templateDirectory } from '../src/database/embedded-template.js';
 
 // A first boot on a new data directory starts from the template the build made (no initdb at
 // boot); later boots reopen that directory, keeping what was written, and ignore the template.
@@ -22,6 +23,9 @@ async function query(db: EmbeddedPostgres, sql: string): Promise<unknown[]> {
 
 // The embedded database only: the PostgreSQL run has nothing to add to it.
 const describeEmbedded = process.env.DATABASE_URL ? describe.skip : describe;
+// The build's template (npm run build; CI builds before it tests): a test run from the sources
+// alone has none, and its first boots run initdb and the migrations instead.
+const itWithBuild = templateDirectory() ? it : it.skip;
 
 describeEmbedded('embedded database template', () => {
   it('a first boot starts from the template; the next boot reopens the data written, not the template', async () => {
@@ -41,6 +45,24 @@ describeEmbedded('embedded database template', () => {
 
       const again = await EmbeddedPostgres.start(dir, undefined);
       expect(await query(again, 'SELECT v FROM template_mark ORDER BY v')).toEqual([{ v: 'from the template' }, { v: 'written after boot' }]);
+      await again.stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  itWithBuild('a first boot on disk copies the build\'s folder: the schema is in place before any migration runs; a folder already there is not overwritten', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-embedded-'));
+    try {
+      const first = await EmbeddedPostgres.start(dir);
+      const applied = (await query(first, 'SELECT name FROM migrations ORDER BY timestamp')) as { name: string }[];
+      expect(applied.map((m) => m.name)).toEqual(MIGRATIONS.map((m) => m.name));
+      await query(first, `CREATE TABLE written_after_boot (v text); INSERT INTO written_after_boot VALUES ('kept')`);
+      await first.stop();
+      expect(existsSync(join(dir, 'pglite.copying'))).toBe(false);
+
+      const again = await EmbeddedPostgres.start(dir);
+      expect(await query(again, 'SELECT v FROM written_after_boot')).toEqual([{ v: 'kept' }]);
       await again.stop();
     } finally {
       rmSync(dir, { recursive: true, force: true });

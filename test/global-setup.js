@@ -29,7 +29,7 @@ function builtTemplate() {
   if (!existsSync(dist)) return undefined;
   // the newest, should an older PGlite's be left beside it
   const [newest] = readdirSync(dist)
-    .filter((f) => /^pglite-.*-initdb\.tar\.gz$/.test(f))
+    .filter((f) => /^pglite-.*\.tar\.gz$/.test(f))
     .map((f) => join(dist, f))
     .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
   return newest ? new Blob([readFileSync(newest)]) : undefined;

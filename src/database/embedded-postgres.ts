@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import type { AppConfig } from '../config/app-config.js';
-import { loadTemplate } from './embedded-template.js';
+import { loadTemplate, templateDirectory } from './embedded-template.js';
 import { ExchangeQueue, type ProtocolSession } from './exchange-queue.js';
 
 // Embedded PostgreSQL: PGlite (Postgres compiled to WASM) served over the wire protocol, so the
@@ -23,20 +23,20 @@ export class EmbeddedPostgres {
   }
 
   // `dataDir` ':memory:' keeps everything in memory (tests); otherwise a folder on disk.
-  // `template`: the data directory a first boot starts from (the build's, see embedded-template.ts),
-  // or how to read it: read only for a first boot (a later one does not hold its ~5 MB).
-  static async start(dataDir: string, template: Blob | undefined | (() => Blob | undefined) = loadTemplate): Promise<EmbeddedPostgres> {
-    const initial = () => (typeof template === 'function' ? template() : template);
+  // `template`: what a first boot starts from. 'built' is the build's (see embedded-template.ts):
+  // its folder, copied, for a new data directory on disk; its archive otherwise, read only for a
+  // first boot (a later one does not hold its ~5 MB). Or an archive of one's own, or none (initdb).
+  static async start(dataDir: string, template: Blob | undefined | 'built' = 'built'): Promise<EmbeddedPostgres> {
     let dir: string | undefined;
     let first = true;
     if (dataDir !== ':memory:') {
       dir = resolve(dataDir, 'pglite');
       mkdirSync(dirname(dir), { recursive: true }); // PGlite does not create parent folders
-      // A first boot starts from the build's template (see embedded-template.ts).
       first = !existsSync(join(dir, 'PG_VERSION'));
     }
-    const blob = first ? initial() : undefined;
-    const session = await PGliteThread.start(dir, blob && new Uint8Array(await blob.arrayBuffer()));
+    const copyFrom = first && template === 'built' && dir && !existsSync(dir) ? templateDirectory() : undefined;
+    const blob = !first || copyFrom ? undefined : template === 'built' ? loadTemplate() : template;
+    const session = await PGliteThread.start(dir, blob && new Uint8Array(await blob.arrayBuffer()), copyFrom);
     try {
       return new EmbeddedPostgres(session, await serveOverSocket(session));
     } catch (error) {
@@ -92,9 +92,9 @@ class PGliteThread implements ProtocolSession {
     worker.on('exit', (code) => fail(new Error(`the embedded database's thread exited (${code})`)));
   }
 
-  static start(dataDir: string | undefined, template: Uint8Array | undefined): Promise<PGliteThread> {
+  static start(dataDir: string | undefined, template: Uint8Array | undefined, copyFrom: string | undefined): Promise<PGliteThread> {
     const worker = new Worker(new URL('./pglite-thread.mjs', import.meta.url), {
-      workerData: { dataDir, template },
+      workerData: { dataDir, template, copyFrom },
       transferList: template ? [template.buffer as ArrayBuffer] : [],
     });
     return new Promise((resolve, reject) => {

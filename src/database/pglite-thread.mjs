@@ -2,13 +2,22 @@
 // work (a query, a checkpoint, opening the data directory at boot) never holds the service's
 // event loop. The main thread serves the wire protocol (embedded-postgres.ts) and hands each
 // message here; plain JavaScript, so that the sources' tests and the build start the same file.
+import { cpSync, renameSync, rmSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 
-const { dataDir, template } = workerData;
+// `copyFrom`: the template's folder, copied to the new data directory (whole or not at all: a copy
+// cut short is never taken for a data directory); `template`: an archive PGlite unpacks.
+const { dataDir, template, copyFrom } = workerData;
 const options = { loadDataDir: template ? new Blob([template]) : undefined };
 let db;
 try {
+  if (copyFrom) {
+    const partial = `${dataDir}.copying`;
+    rmSync(partial, { recursive: true, force: true });
+    cpSync(copyFrom, partial, { recursive: true });
+    renameSync(partial, dataDir);
+  }
   db = dataDir ? await PGlite.create(dataDir, options) : await PGlite.create(options);
 } catch (error) {
   parentPort.postMessage({ error: String(error?.stack ?? error) });
