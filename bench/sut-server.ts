@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createApp } from '../src/app.js';
+import { releaseBootMemory } from '../src/common/boot-memory.js';
 
 const started = performance.now();
 const running = await createApp({
@@ -31,6 +32,7 @@ const running = await createApp({
     },
   },
 });
+await releaseBootMemory(); // as main.ts does
 await running.app.listen(0, '127.0.0.1');
 const { port } = running.app.getHttpServer().address() as AddressInfo;
 process.stderr.write(`listening ${port} ${Math.round(performance.now() - started)}\n`);

@@ -1,4 +1,5 @@
 import type { EarlyStart } from './app.js';
+import { releaseBootMemory } from './common/boot-memory.js';
 import { AppConfig } from './config/app-config.js';
 import { ConfigError } from './config/env.js';
 import { serviceUrl } from './config/service-url.js';
@@ -19,6 +20,7 @@ async function main(): Promise<void> {
   const early = startEarly();
   const { createApp } = await import('./app.js');
   const { app, config, close } = await createApp({}, early);
+  await releaseBootMemory();
   await app.listen(config.env.PORT, config.env.HOST);
   const logger = app.get((await import('nestjs-pino')).Logger);
   const { port } = app.getHttpServer().address() as { port: number };
