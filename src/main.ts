@@ -22,12 +22,15 @@ async function main(): Promise<void> {
   const { app, config, close } = await createApp({}, early);
   await releaseBootMemory();
   await app.listen(config.env.PORT, config.env.HOST);
+  // nestjs-pino takes a call's last string for its context: the message comes before it.
   const logger = app.get((await import('nestjs-pino')).Logger);
+  const CONTEXT = 'Main';
   const { port } = app.getHttpServer().address() as { port: number };
   const url = serviceUrl(config.env, port);
   logger.log(
     { port, url, database: config.embeddedDatabase ? 'embedded' : 'postgres', redis: !!config.env.REDIS_URL, startupMs: Math.round(performance.now() - started) },
     'service listening',
+    CONTEXT,
   );
   // One plain line for whoever started it by hand, beside the JSON logs.
   // The docs link only when /docs is served (off in production unless DOCS_ENABLED).
@@ -39,7 +42,7 @@ async function main(): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.log({ signal }, 'shutting down');
+    logger.log({ signal }, 'shutting down', CONTEXT);
     await close();
     process.exit(0);
   };

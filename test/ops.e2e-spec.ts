@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -215,31 +215,67 @@ describe('registration rate limit without a trusted proxy', () => {
   });
 });
 
-describe('the start-up line of the service', () => {
-  // The real entry point in its own process, with the docs switched off as in production.
-  it('does not name /docs when the docs are not served', async () => {
-    const env = { PATH: process.env.PATH, NODE_ENV: 'test', LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: '0', DATA_DIR: ':memory:', DOCS_ENABLED: 'false' };
-    const forwarded = Object.fromEntries(['DATABASE_URL', 'REDIS_URL'].filter((k) => process.env[k]).map((k) => [k, process.env[k]]));
-    const child = spawn(process.execPath, ['--import', './test/fixtures/run-ts.mjs', 'src/main.ts'], { env: { ...env, ...forwarded }, stdio: ['ignore', 'pipe', 'pipe'] });
-    try {
-      let output = '';
-      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      const line = await new Promise<string>((resolve, reject) => {
-        child.stdout.on('data', (chunk: Buffer) => {
-          output += chunk.toString();
-          const found = /^.* listening on .*$/m.exec(output);
-          if (found) resolve(found[0]);
-        });
-        child.on('exit', () => reject(new Error(`the service stopped before listening:\n${output}`)));
+// The real entry point in its own process; resolves once it prints its plain start-up line.
+async function startMain(settings: Record<string, string>): Promise<{ child: ChildProcessWithoutNullStreams; line: string; output: () => string }> {
+  const env = { PATH: process.env.PATH, NODE_ENV: 'test', HOST: '127.0.0.1', PORT: '0', DATA_DIR: ':memory:', ...settings };
+  const forwarded = Object.fromEntries(['DATABASE_URL', 'REDIS_URL'].filter((k) => process.env[k]).map((k) => [k, process.env[k]]));
+  const child = spawn(process.execPath, ['--import', './test/fixtures/run-ts.mjs', 'src/main.ts'], { env: { ...env, ...forwarded }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  try {
+    const line = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        const found = /^.* listening on .*$/m.exec(stdout);
+        if (found) resolve(found[0]);
       });
+      child.on('exit', () => reject(new Error(`the service stopped before listening:\n${stdout}${stderr}`)));
+    });
+    return { child, line, output: () => stdout };
+  } catch (error) {
+    await stopMain(child);
+    throw error;
+  }
+}
+
+async function stopMain(child: ChildProcessWithoutNullStreams): Promise<void> {
+  const exited = child.exitCode === null ? once(child, 'exit') : undefined;
+  child.kill('SIGTERM');
+  await exited;
+}
+
+describe('the start-up line of the service', () => {
+  it('does not name /docs when the docs are not served', async () => {
+    const { child, line } = await startMain({ LOG_LEVEL: 'silent', DOCS_ENABLED: 'false' });
+    try {
       expect(line).toMatch(/ listening on http:\/\/127\.0\.0\.1:\d+$/);
       expect(line).not.toMatch(/docs/i);
       const url = line.slice(line.indexOf('http://'));
       expect((await fetch(`${url}/docs`)).status).toBe(404);
     } finally {
-      const exited = child.exitCode === null ? once(child, 'exit') : undefined;
-      child.kill('SIGTERM');
-      await exited;
+      await stopMain(child);
+    }
+  }, 90_000);
+});
+
+describe('the log on standard output', () => {
+  it('holds whole JSON lines: the start, each request (written however many come at once) and the shutdown, written before the process exits', async () => {
+    const { child, line, output } = await startMain({ LOG_LEVEL: 'info', DOCS_ENABLED: 'false' });
+    let stopped = false;
+    try {
+      const url = line.slice(line.indexOf('http://'));
+      const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => fetch(`${url}/auth-api/v1/briefstores?pageRowCount=${(i % 5) + 1}`)));
+      expect(answers.map((r) => r.status)).toEqual(Array(50).fill(200));
+      await stopMain(child);
+      stopped = true;
+      const lines = output().split('\n').filter((l) => l && l !== line);
+      const entries = lines.map((l) => JSON.parse(l) as { msg: string; context?: string; req?: { url: string } });
+      expect(entries.filter((e) => e.msg === 'request completed' && e.req?.url.startsWith('/auth-api/v1/briefstores'))).toHaveLength(50);
+      expect(entries.find((e) => e.msg === 'service listening')).toMatchObject({ context: 'Main', database: process.env.DATABASE_URL ? 'postgres' : 'embedded' });
+      expect(entries.at(-1)).toMatchObject({ msg: 'shutting down', context: 'Main', signal: 'SIGTERM' });
+    } finally {
+      if (!stopped) await stopMain(child);
     }
   }, 90_000);
 });
