@@ -5,9 +5,8 @@ import { SwaggerModule } from '@nestjs/swagger';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import { ApiDone } from './broker/api-done.js';
-import type { NextFunction, Response } from 'express';
 import { corsMiddleware } from './common/cors.js';
-import { jsonBody, requestContext } from './common/http-middleware.js';
+import { inSequence, jsonBody, requestContext } from './common/http-middleware.js';
 import { requestLog } from './common/logging.js';
 import type { ContextRequest } from './common/request-context.js';
 import { securityHeaders } from './common/security-headers.js';
@@ -54,17 +53,19 @@ export async function createApp(sources: ConfigSources = {}, early?: EarlyStart)
     if (config.env.TRUST_PROXY) app.set('trust proxy', trustProxy(config.env.TRUST_PROXY));
     const metrics = app.get(Metrics);
     const apiDone = app.get(ApiDone);
-    app.use(
-      requestContext([requestLog(PinoLogger.root, config), (req, res) => metrics.observeRequest(req, res), (req, res) => apiDone.observeRequest(req, res)]),
-    );
-    app.use(securityHeaders());
-    app.use(corsMiddleware(app.get(CorsPolicy)));
-    // JSON bodies, then the tenant. Mounted here rather than through Nest's MiddlewareConsumer,
-    // which adds them as routes matching every path (`{*splat}`): Express then matches and
-    // decodes each request's path for them.
-    app.use(jsonBody({ formRoutes: REALTIME_FORM_ROUTES, formPaths: FORM_POST_CALLBACKS }));
     const tenancy = app.get(TenancyMiddleware);
-    app.use((req: ContextRequest, res: Response, next: NextFunction) => void tenancy.use(req, res, next));
+    // JSON bodies, then the tenant, last. Mounted here rather than through Nest's
+    // MiddlewareConsumer, which adds them as routes matching every path (`{*splat}`): Express then
+    // matches and decodes each request's path for them.
+    app.use(
+      inSequence(
+        requestContext([requestLog(PinoLogger.root, config), (req, res) => metrics.observeRequest(req, res), (req, res) => apiDone.observeRequest(req, res)]),
+        securityHeaders(),
+        corsMiddleware(app.get(CorsPolicy)),
+        jsonBody({ formRoutes: REALTIME_FORM_ROUTES, formPaths: FORM_POST_CALLBACKS }),
+        (req, res, next) => tenancy.use(req as ContextRequest, res, next),
+      ),
+    );
     app.useWebSocketAdapter(new EventsIoAdapter(app, config, app.get(CorsPolicy)));
     const { location, fieldName } = config.settings.apiKeys;
     app.useGlobalPipes(new StrictValidationPipe(location === 'body' || location === 'query' ? [fieldName] : []));
