@@ -75,18 +75,28 @@ export class StoreRepository {
            AND ("createdAt", id) > ((SELECT "createdAt" FROM stores WHERE codename = $2), (SELECT id FROM stores WHERE codename = $2))
          ORDER BY "createdAt", id LIMIT $3`
       : `SELECT id FROM stores WHERE codename <> $1 ORDER BY "createdAt", id OFFSET $2 LIMIT $3`;
-    const rows: Record<string, unknown>[] = await this.dataSource.query(
-      `SELECT ${this.columns()} FROM stores JOIN (${ids}) page USING (id) ORDER BY "createdAt", id`,
-      [excludeCodename, afterCodename ?? page.offset, page.pageRowCount],
-    );
+    // The page and the count side by side: one round trip's wait at any size.
+    const [rows, total]: [Record<string, unknown>[], number] = await Promise.all([
+      this.dataSource.query(`SELECT ${this.columns()} FROM stores JOIN (${ids}) page USING (id) ORDER BY "createdAt", id`, [
+        excludeCodename,
+        afterCodename ?? page.offset,
+        page.pageRowCount,
+      ]),
+      this.countBrief(excludeCodename),
+    ]);
     if (afterCodename && rows.length === 0 && !(await this.findByCodename(afterCodename))) return null;
-    return [rows.map((r) => Object.assign(new StoreEntity(), r)), await this.countBrief(excludeCodename)];
+    return [rows.map((r) => Object.assign(new StoreEntity(), r)), total];
   }
 
+  // One statement: the estimate when it is large, else the exact count (PostgreSQL runs the
+  // count's subquery only when the CASE reaches it; a table never analyzed estimates -1).
   private async countBrief(excludeCodename: string): Promise<number> {
-    const [{ estimate }]: { estimate: number }[] = await this.dataSource.query(`SELECT reltuples::float8 AS estimate FROM pg_class WHERE oid = 'stores'::regclass`);
-    if (estimate >= ESTIMATED_COUNT_FROM) return Math.round(estimate) - 1;
-    const [{ n }]: { n: number }[] = await this.dataSource.query(`SELECT count(*)::int AS n FROM stores WHERE codename <> $1`, [excludeCodename]);
+    const [{ n }]: { n: number }[] = await this.dataSource.query(
+      `SELECT CASE WHEN reltuples >= $2 THEN round(reltuples)::int - 1
+                   ELSE (SELECT count(*)::int FROM stores WHERE codename <> $1) END AS n
+         FROM pg_class WHERE oid = 'stores'::regclass`,
+      [excludeCodename, ESTIMATED_COUNT_FROM],
+    );
     return n;
   }
 }
