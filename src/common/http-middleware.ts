@@ -133,4 +133,3 @@ export function inSequence(...handlers: Middleware[]): Middleware {
     step();
   };
 }
-

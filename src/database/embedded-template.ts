@@ -54,8 +54,11 @@ export function templateDirectory(dir = BUILD_DIR): string | undefined {
   }
 }
 
+// Read once: the migrations do not change while a process runs.
+let templateName: string | undefined;
+
 function templateBase(dir: string): string {
-  const name = `pglite-${PGLITE_VERSION}-schema-${schemaFingerprint()}`;
+  const name = (templateName ??= `pglite-${PGLITE_VERSION}-schema-${schemaFingerprint()}`);
   const built = join(dir, 'dist', name);
   return !existsSync(`${join(dir, name)}.tar.gz`) && existsSync(`${built}.tar.gz`) ? built : join(dir, name);
 }
