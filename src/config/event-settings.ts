@@ -5,7 +5,11 @@ export const ACCESS_LEVELS = ['accessPublic', 'accessProtected', 'accessPrivate'
 export type AccessLevel = (typeof ACCESS_LEVELS)[number];
 export const EVENT_TRANSPORTS = ['websocket', 'sse'] as const;
 
+// A subscription's name is a path segment (`/events/<name>`).
 const NAME = /^[A-Za-z0-9_-]{1,100}$/;
+// A topic's name is what clients subscribe with (`store.created`): anything but the SSE query's
+// separator (a comma), white space and control characters.
+const TOPIC_NAME = /^[^,\s\p{Cc}]{1,100}$/u;
 
 // Who may see events of a data object (SPEC "Event subscription channel").
 export class DataObjectAccessSetting {
@@ -22,7 +26,7 @@ export class DataObjectAccessSetting {
 
 export class EventTopicSetting {
   // The client-facing name.
-  @Matches(NAME, { message: 'name must be 1-100 letters, digits, _ or -' })
+  @Matches(TOPIC_NAME, { message: 'name must be 1-100 characters other than commas, white space and control characters' })
   name: string;
 
   @Matches(/^[A-Za-z][A-Za-z0-9]{0,62}$/, { message: 'dataObjectName must be a data object name' })
