@@ -109,6 +109,44 @@ describe('avatar bucket (in-memory storage)', () => {
       expect(res.body.errCode).toBe('TenantMismatch');
     });
 
+    // A multipart body names its store as a JSON one does: a `_store` field counts when no header
+    // or query names one, and an API key of another store is refused.
+    describe('a store named by a multipart _store field', () => {
+      let key: string;
+      beforeAll(async () => {
+        const res = await t.http.post('/auth-api/v1/apikeys').set(HEADER, who.codename).set('Authorization', bearer(who.session.accessToken)).send({ name: 'uploads' }).expect(201);
+        key = res.body.apiKey.key;
+      });
+      const withKey = (fields: Record<string, string>) => {
+        const req = t.http.post(UPLOAD).set('Authorization', bearer(key));
+        for (const [name, value] of Object.entries(fields)) req.field(name, value);
+        return req.attach('file', PNG, 'avatar.png');
+      };
+
+      it("an API key with another store's codename: 403 TenantMismatch, nothing stored", async () => {
+        const other = await registerStore(t.http);
+        const res = await withKey({ _store: other.codename }).expect(403);
+        expect(res.body).toMatchObject({ result: 'ERR', errCode: 'TenantMismatch' });
+        expect(res.body.accessKey).toBeUndefined();
+      });
+
+      it('an unknown codename: StoreNotFound, as in a JSON body', async () => {
+        const json = await t.http.post('/auth-api/v1/apikeys').set('Authorization', bearer(key)).send({ _store: 'no-such-store-here', name: 'x' });
+        const multipart = await withKey({ _store: 'no-such-store-here' });
+        expect(json.body.errCode).toBe('StoreNotFound');
+        expect([multipart.status, multipart.body.errCode]).toEqual([json.status, 'StoreNotFound']);
+      });
+
+      it("the key's own store: 201", async () => {
+        expect((await withKey({ _store: who.codename }).expect(201)).body.accessKey).toMatch(/^[0-9a-f]{40}$/);
+      });
+
+      it('the header decides over the field, as for JSON', async () => {
+        const other = await registerStore(t.http);
+        await upload(t, who, PNG).field('_store', other.codename).expect(201);
+      });
+    });
+
     it('does not accept the userBucketToken anywhere else: 401', async () => {
       const token = who.session.userBucketToken;
       expect(token).toEqual(expect.any(String));

@@ -5,6 +5,7 @@ import { ApiResult } from '../common/api-result.js';
 import type { Request, Response } from 'express';
 import { Authenticated, Public, USER_ONLY, USER_OR_API_KEY } from '../common/policy.js';
 import { Ctx, type RequestContext } from '../common/request-context.js';
+import { MultipartTenancyInterceptor } from '../tenancy/multipart-tenancy.interceptor.js';
 import { BucketService } from './bucket.service.js';
 
 export class UploadResponse {
@@ -24,7 +25,7 @@ export class BucketController {
   @Post('upload')
   @Authenticated({ principals: USER_OR_API_KEY, permission: null, bucketToken: true })
   @HttpCode(HttpStatus.CREATED)
-  @UseInterceptors(FileInterceptor('file'))
+  @UseInterceptors(FileInterceptor('file'), MultipartTenancyInterceptor)
   @ApiConsumes('multipart/form-data')
   @ApiBody({ schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } } } })
   @ApiOperation({ summary: 'Upload an avatar (PNG, JPEG, WebP, GIF) with an access token or the userBucketToken. Beyond avatarUploadsPerUser files, your oldest file other than your current avatar is deleted.' })

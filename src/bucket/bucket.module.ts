@@ -6,11 +6,13 @@ import { avatarStorageProvider } from './avatar-storage.js';
 import { BucketController } from './bucket.controller.js';
 import { BucketRepository } from './bucket.repository.js';
 import { BucketService } from './bucket.service.js';
+import { StoreModule } from '../store/store.module.js';
 import { UserModule } from '../user/user.module.js';
 
 @Module({
   imports: [
     UserModule,
+    StoreModule,
     // Above the limit multer stops reading and Nest answers 413.
     MulterModule.registerAsync({
       inject: [AppConfig],

@@ -5,7 +5,7 @@ import type { Tenancy } from '../config/settings.js';
 import { AppError } from '../common/errors.js';
 import type { ContextRequest } from '../common/request-context.js';
 import { CODENAME_SHAPE } from '../store/codename.js';
-import { ROOT_CODENAME } from '../store/store.entity.js';
+import { ROOT_CODENAME, type StoreEntity } from '../store/store.entity.js';
 import { StoreService } from '../store/store.service.js';
 
 // Paths that belong to no tenant: operations and documentation.
@@ -28,17 +28,33 @@ export class TenancyMiddleware implements NestMiddleware {
     if (UNTENANTED.test(req.path)) return next();
     try {
       const named = first(req.headers[this.header]) ?? first(req.query?._store) ?? first(req.body?._store);
-      refuseTargetingWhenSingle(this.config.settings.tenancy, named);
-      const codename = named ?? ROOT_CODENAME;
       req.ctx.storeTargeted = named !== undefined;
-      // Anything that cannot be a codename is unknown without asking the database.
-      if (typeof codename !== 'string' || !CODENAME_SHAPE.test(codename)) throw new AppError('StoreNotFound', 'no store has this codename');
-      req.ctx.store = await this.stores.resolve(codename);
+      req.ctx.store = await resolveTarget(this.stores, this.config.settings.tenancy, named);
       next();
     } catch (error) {
       next(error);
     }
   }
+}
+
+// The store a request names (none: root).
+export async function resolveTarget(stores: StoreService, tenancy: Tenancy, named: unknown): Promise<StoreEntity> {
+  refuseTargetingWhenSingle(tenancy, named);
+  const codename = named ?? ROOT_CODENAME;
+  // Anything that cannot be a codename is unknown without asking the database.
+  if (typeof codename !== 'string' || !CODENAME_SHAPE.test(codename)) throw new AppError('StoreNotFound', 'no store has this codename');
+  return stores.resolve(codename);
+}
+
+// A multipart body is read after the guard, so that an upload is not buffered for a caller not
+// yet known; the middleware saw no `_store` field in it. Once the body is read, a field naming a
+// store counts as it would in JSON (when no header or query named one): it must be the store the
+// request was authenticated in.
+export async function checkBodyTarget(stores: StoreService, tenancy: Tenancy, req: ContextRequest): Promise<void> {
+  const named = first(req.body?._store);
+  if (req.ctx.storeTargeted || named === undefined) return;
+  const store = await resolveTarget(stores, tenancy, named);
+  if (store.id !== req.ctx.store!.id) throw new AppError('TenantMismatch', 'the credential belongs to another store than the _store field names');
 }
 
 // A single-tenant deployment has one organisation, the root store: naming `root` is the same as
