@@ -123,6 +123,19 @@ describeWithServers('outages (needs PostgreSQL binaries in /usr/lib/postgresql/1
     await waitFor('the verification mail', () => mail.to(email).find((r) => `${r.mail.text ?? ''}${r.mail.html || ''}`.includes(code)));
   });
 
+  // Logins sent while Redis is down are answered 503 at once: none is held until Redis returns,
+  // when all of them would reserve an attempt on the account together and the ones past the
+  // account's limit (5) would be refused with the right password.
+  it('Redis down: logins are not held for its return; the right password is never answered 429', async () => {
+    await redis.stop();
+    await new Promise((resolve) => setTimeout(resolve, 3_000)); // the client reconnects every ~0.5 s by now
+    const sent = Array.from({ length: 8 }, () => tryLogin().then((res) => res.status));
+    await redis.resume();
+    const statuses = await Promise.all(sent);
+    expect(statuses.filter((status) => status !== 503)).toEqual([]);
+    await waitFor('login after Redis restarts', async () => ((await tryLogin()).status === 200 ? true : undefined), RECOVERY_MS);
+  }, 30_000);
+
   it('Redis down at shutdown: the service closes without waiting for Redis to come back, and nothing fails unhandled', async () => {
     await redis.stop();
     // the broker's, the queue's and Socket.IO's connections are reconnecting now

@@ -14,7 +14,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import { ApiFailures } from '../common/api-result.js';
 import { AppError } from '../common/errors.js';
 import { AppConfig } from '../config/app-config.js';
-import { InjectRedis, type OptionalRedis } from '../redis/redis.module.js';
+import { InjectRedis, isRedisLost, type OptionalRedis } from '../redis/redis.module.js';
 import type { RateLimitsSettings } from '../config/settings.js';
 
 export type RateLimitName = keyof RateLimitsSettings;
@@ -31,6 +31,10 @@ export class RateLimits {
   ) {}
 
   private limiter(name: RateLimitName): RateLimiterAbstract {
+    // While Redis reconnects a limit cannot be read: 503 now. Waiting for the reconnection would
+    // release every held attempt at once (a burst past an account's limit refused the right
+    // password with 429), and a call that timed out would still count once Redis is back.
+    if (this.redis && isRedisLost(this.redis)) throw new AppError('ServiceUnavailable', 'rate limits cannot be read: Redis is reconnecting');
     let limiter = this.limiters.get(name);
     if (!limiter) {
       const { points, durationSeconds } = this.config.settings.rateLimits[name];

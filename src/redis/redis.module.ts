@@ -19,17 +19,25 @@ export const REDIS_OPTIONS: RedisOptions = {
   enableAutoPipelining: true,
 };
 
+// Connections that were lost and are not ready again. ioredis holds a command sent meanwhile
+// until it reconnects and runs it then, even after its caller gave up (commandTimeout): a
+// counter must not wait there (see RateLimits).
+const lost = new WeakSet<Redis>();
+export const isRedisLost = (redis: Redis): boolean => lost.has(redis);
+
 // Reports an outage once (not once per reconnection attempt) and its end. Without an 'error'
 // listener ioredis prints "Unhandled error event" for every failed attempt. The message names
 // the error's code only: the URL may carry a password.
 export function watchRedis(redis: Redis, logger: Logger): Redis {
   let down = false;
+  redis.on('close', () => lost.add(redis));
   redis.on('error', (error: Error & { code?: string }) => {
     if (down) return;
     down = true;
     logger.warn(`Redis unavailable (${error.code ?? error.name}); retrying`);
   });
   redis.on('ready', () => {
+    lost.delete(redis);
     if (!down) return;
     down = false;
     logger.log('Redis available again');
