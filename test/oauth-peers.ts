@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { OAuth2Server } from 'oauth2-mock-server';
@@ -182,5 +182,62 @@ export async function startRemoteSessionService(): Promise<RemoteSessionPeer> {
       return session ? json(200, { data: { session } }) : json(404, { error: 'no such session' });
     });
   });
+  return peer;
+}
+
+export interface Relay {
+  url: string;
+  // Where it forwards to (known once the service listens).
+  target: string;
+  close(): Promise<void>;
+}
+
+// A reverse proxy on its own loopback port, as deployed under a path prefix: it forwards what
+// arrives under `prefix` to `target` without the prefix, with the target's Host (as nginx does
+// by default), so the service sees neither the public host nor the prefix.
+export async function startPrefixRelay(prefix: string): Promise<Relay> {
+  const server = createServer((req, res) => {
+    const url = req.url ?? '/';
+    const upstream = new URL(relay.target);
+    if (!url.startsWith(`${prefix}/`)) {
+      res.writeHead(404).end('outside the relayed prefix');
+      return;
+    }
+    const forwarded = httpRequest(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: url.slice(prefix.length), headers: { ...req.headers, host: upstream.host } },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    forwarded.on('error', (e) => res.writeHead(502).end(e.message));
+    req.pipe(forwarded);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const relay: Relay = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, target: '', close: () => closeServer(server) };
+  return relay;
+}
+
+export interface DiscoveryPeer {
+  url: string;
+  // The `issuer` the discovery document names; the peer's own address unless changed.
+  issuer: string;
+  close(): Promise<void>;
+}
+
+// An OpenID provider that only publishes its discovery document, naming `issuer` (set it to
+// another spelling of the address to make the document unusable).
+export async function startDiscoveryPeer(): Promise<DiscoveryPeer> {
+  const server = createServer((req, res) => {
+    if (req.url !== '/.well-known/openid-configuration') {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ issuer: peer.issuer, authorization_endpoint: `${peer.issuer}/auth`, token_endpoint: `${peer.issuer}/token`, jwks_uri: `${peer.issuer}/jwks`, response_types_supported: ['code'] }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const peer: DiscoveryPeer = { url, issuer: url, close: () => closeServer(server) };
   return peer;
 }

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
 import { ManualClock } from '../src/clock/clock.js';
 import { expectError, PASSWORD, registerStore, startApp, unique, uniqueEmail, type TestApp, updateStoreRow } from './helpers.js';
-import { followRedirects, startOAuthServer, startOidcProvider, type OAuthPeer, type OidcPeer } from './oauth-peers.js';
+import { followRedirects, startOAuthServer, startOidcProvider, startPrefixRelay, type OAuthPeer, type OidcPeer, type Relay } from './oauth-peers.js';
 
 // Full redirect flows against real providers on loopback: oidc-provider stands in for Google
 // (an OpenID provider) and for single sign-on, oauth2-mock-server for GitLab.
@@ -13,6 +13,13 @@ const CALLBACK = `${FRONTEND}/auth/callback`;
 
 // Apple signs its client secret with an ES256 key of the developer account.
 const APPLE_KEY = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+
+// nestjs-pino builds one root logger per process, with the stream and level of the first
+// application started: every application of this file gets this sink at info level, so the
+// lines land here whichever starts first. A test reads the lines its requests added.
+const log: string[] = [];
+const logged = { logStream: { write: (line: string) => void log.push(line) } };
+const LOG_LEVEL = 'info';
 
 async function listenOn(app: TestApp): Promise<string> {
   await app.app.listen(0, '127.0.0.1');
@@ -34,8 +41,9 @@ describe('social login', () => {
     // provider first, start the service, then register its redirect addresses.
     oidc = await startOidcProvider();
     t = await startApp({
+      ...logged,
       clock,
-      env: { FRONTEND_URL: FRONTEND, GOOGLE_SECRET: 'google-secret', GITLAB_SECRET: 'gitlab-secret', APPLE_KEY: APPLE_KEY },
+      env: { FRONTEND_URL: FRONTEND, GOOGLE_SECRET: 'google-secret', GITLAB_SECRET: 'gitlab-secret', APPLE_KEY: APPLE_KEY, LOG_LEVEL },
       settings: {
         socialLogin: {
           providers: {
@@ -118,7 +126,7 @@ describe('social login', () => {
   it('a flow started on one replica finishes on another, and its socialCode is redeemed on a third', async () => {
     const store = await registerStore(t.http);
     // The replicas share one clock: an earlier test moved it past the codes' lifetime.
-    const replica = await startApp({ clock, env: { FRONTEND_URL: FRONTEND, GOOGLE_SECRET: 'google-secret', GITLAB_SECRET: 'gitlab-secret', APPLE_KEY }, settings: { socialLogin: t.config.settings.socialLogin } });
+    const replica = await startApp({ ...logged, clock, env: { FRONTEND_URL: FRONTEND, GOOGLE_SECRET: 'google-secret', GITLAB_SECRET: 'gitlab-secret', APPLE_KEY, LOG_LEVEL }, settings: { socialLogin: t.config.settings.socialLogin } });
     try {
       const other = await listenOn(replica);
       gitlab.profile = { id: unique('id'), username: 'rep', name: 'Rep Lica', email: uniqueEmail() };
@@ -252,7 +260,8 @@ describe('social login passes the gates of a password login', () => {
   beforeAll(async () => {
     gitlab = await startOAuthServer();
     t = await startApp({
-      env: { FRONTEND_URL: FRONTEND, GITLAB_SECRET: 'gitlab-secret' },
+      ...logged,
+      env: { FRONTEND_URL: FRONTEND, GITLAB_SECRET: 'gitlab-secret', LOG_LEVEL },
       settings: {
         emailVerificationRequiredForLogin: true,
         email2FARequiredForLogin: true,
@@ -331,6 +340,88 @@ describe('social login passes the gates of a password login', () => {
     await ds.query('UPDATE "users" SET "isActive" = true WHERE "id" = $1', [user.body.user.id]);
     await updateStoreRow([t], store.storeId, { isActive: false });
     expectError(await socialLogin(store.codename), 403, 'StoreInactive');
+  });
+});
+
+describe('social login behind a proxy under a path prefix', () => {
+  const SECRET = 'relay-google-secret-8d2e41';
+  let t: TestApp;
+  let relay: Relay;
+  let oidc: OidcPeer;
+  let publicCallback: string;
+
+  beforeAll(async () => {
+    oidc = await startOidcProvider();
+    relay = await startPrefixRelay('/identity');
+    publicCallback = `${relay.url}/identity/auth-api/auth/google/callback`;
+    t = await startApp({
+      ...logged,
+      // PUBLIC_URL is the public address, prefix included: the callback registered at the provider.
+      env: { FRONTEND_URL: FRONTEND, PUBLIC_URL: `${relay.url}/identity`, GOOGLE_SECRET: SECRET, LOG_LEVEL },
+      settings: {
+        socialLogin: {
+          providers: { google: { enabled: true, clientId: 'google-client', clientSecret: { env: 'GOOGLE_SECRET' }, authorizationUrl: `${oidc.issuer}/auth`, tokenUrl: `${oidc.issuer}/token`, profileUrl: `${oidc.issuer}/me` } },
+        },
+      },
+    });
+    relay.target = await listenOn(t);
+    oidc.serve([{ client_id: 'google-client', client_secret: SECRET, redirect_uris: [publicCallback] }]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await t?.close();
+    await relay?.close();
+    await oidc?.close();
+  });
+
+  it('a sign-in through the relay ends with a socialCode: the token request carries the public callback too', async () => {
+    const store = await registerStore(t.http);
+    const email = uniqueEmail();
+    oidc.accounts[(oidc.nextAccount = unique('g'))] = { email, email_verified: true, name: 'Behind Proxy' };
+    const landed = await followRedirects(`${relay.url}/identity/auth-api/auth/google?_store=${store.codename}`, FRONTEND);
+    expect(Object.fromEntries(landed.searchParams)).toEqual({ provider: 'google', socialCode: expect.any(String) });
+    const needed = await t.http.post('/auth-api/auth/social-login-result').set('svc-store-codename', store.codename).send({ socialCode: landed.searchParams.get('socialCode') }).expect(200);
+    expect(needed.body).toMatchObject({ type: 'RegisterNeededForSocialLogin', accountInfo: { provider: 'google', email } });
+  });
+
+  it("a code the provider refuses is logged at warn with the provider's error, never the code or the secret", async () => {
+    const store = await registerStore(t.http);
+    oidc.accounts[(oidc.nextAccount = unique('g'))] = { email: uniqueEmail(), email_verified: true };
+    const callback = await followRedirects(`${relay.url}/identity/auth-api/auth/google?_store=${store.codename}`, publicCallback);
+    const forged = `forged-${unique('code')}`;
+    callback.searchParams.set('code', forged);
+    const from = log.length;
+    const landed = await followRedirects(callback.toString(), FRONTEND);
+    expect(Object.fromEntries(landed.searchParams)).toEqual({ provider: 'google', error: 'provider_error' });
+
+    const written = log.slice(from);
+    // pino's warn level is 40.
+    const warned = written.map((line) => JSON.parse(line) as Record<string, unknown>).filter((l) => l.level === 40);
+    expect(warned).toEqual([expect.objectContaining({ provider: 'google', stage: 'callback', error: 'invalid_grant' })]);
+    for (const line of written) {
+      expect(line).not.toContain(forged);
+      expect(line).not.toContain(SECRET);
+    }
+  });
+
+  it("a provider's error in the return is logged at warn; a person declining is not", async () => {
+    const store = await registerStore(t.http);
+    const returned = async (error: string) => {
+      const callback = await followRedirects(`${relay.url}/identity/auth-api/auth/google?_store=${store.codename}`, publicCallback);
+      callback.searchParams.delete('code');
+      callback.searchParams.set('error', error);
+      callback.searchParams.set('error_description', `${error} at the provider`);
+      const from = log.length;
+      const landed = await followRedirects(callback.toString(), FRONTEND);
+      const warned = log.slice(from).map((line) => JSON.parse(line) as Record<string, unknown>).filter((l) => l.level === 40);
+      return { error: landed.searchParams.get('error'), warned };
+    };
+    oidc.accounts[(oidc.nextAccount = unique('g'))] = { email: uniqueEmail(), email_verified: true };
+    expect(await returned('temporarily_unavailable')).toEqual({
+      error: 'provider_error',
+      warned: [expect.objectContaining({ provider: 'google', stage: 'authorization', error: 'temporarily_unavailable', description: 'temporarily_unavailable at the provider' })],
+    });
+    expect(await returned('access_denied')).toEqual({ error: 'access_denied', warned: [] });
   });
 });
 

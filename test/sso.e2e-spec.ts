@@ -1,12 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { AddressInfo } from 'node:net';
 import { expectError, registerStore, startApp, unique, uniqueEmail, type TestApp } from './helpers.js';
-import { followRedirects, startOidcProvider, type OidcPeer } from './oauth-peers.js';
+import { followRedirects, startDiscoveryPeer, startOidcProvider, startPrefixRelay, type DiscoveryPeer, type OidcPeer, type Relay } from './oauth-peers.js';
 
 // Single sign-on against oidc-provider on loopback: discovery, authorization code with PKCE,
 // then the service's own session.
 const FRONTEND = 'http://127.0.0.1:9/app';
 const CALLBACK = `${FRONTEND}/auth/callback`;
+
+// nestjs-pino builds one root logger per process, with the stream and level of the first
+// application started: every application of this file gets this sink at info level, so the
+// lines land here whichever starts first. A test reads the lines its requests added.
+const log: string[] = [];
+const logged = { logStream: { write: (line: string) => void log.push(line) } };
+// pino's levels: 40 is warn, 50 error.
+type LogLine = { level: number; msg?: string } & Record<string, unknown>;
+const linesSince = (from: number): LogLine[] => log.slice(from).map((line) => JSON.parse(line) as LogLine);
 
 async function listen(t: TestApp): Promise<string> {
   await t.app.listen(0, '127.0.0.1');
@@ -21,7 +30,8 @@ describe('single sign-on', () => {
   beforeAll(async () => {
     oidc = await startOidcProvider();
     t = await startApp({
-      env: { FRONTEND_URL: FRONTEND, SSO_SECRET: 'sso-secret' },
+      ...logged,
+      env: { FRONTEND_URL: FRONTEND, SSO_SECRET: 'sso-secret', LOG_LEVEL: 'info' },
       settings: {
         sso: {
           ssoName: 'corp',
@@ -111,6 +121,127 @@ describe('single sign-on', () => {
     const session = await result(store.codename, (await followRedirects(again.toString(), FRONTEND)).searchParams.get('socialCode')!).expect(200);
     expect(session.body.ssoTime).toBeGreaterThanOrEqual(lingered);
     expect(session.body.ssoTime).toBeLessThan(60_000);
+  });
+});
+
+describe('single sign-on behind a proxy under a path prefix', () => {
+  const SECRET = 'relay-sso-secret-5f1c9a';
+  let t: TestApp;
+  let relay: Relay;
+  let oidc: OidcPeer;
+  let publicCallback: string;
+
+  beforeAll(async () => {
+    oidc = await startOidcProvider();
+    relay = await startPrefixRelay('/identity');
+    publicCallback = `${relay.url}/identity/auth-api/sso/callback`;
+    t = await startApp({
+      ...logged,
+      env: { FRONTEND_URL: FRONTEND, SSO_SECRET: SECRET, LOG_LEVEL: 'info' },
+      settings: {
+        sso: { ssoName: 'corp', tokenPeriodInMinutes: 60, emailPropertyInProfile: 'email', tokenHost: oidc.issuer, redirectUrl: publicCallback, clientId: 'sso-client', clientSecret: { env: 'SSO_SECRET' } },
+      },
+    });
+    relay.target = await listen(t);
+    // The public callback is the only address the provider accepts.
+    oidc.serve([{ client_id: 'sso-client', client_secret: SECRET, redirect_uris: [publicCallback] }]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await t?.close();
+    await relay?.close();
+    await oidc?.close();
+  });
+
+  it('a sign-in through the relay ends with a socialCode: the token request carries the public callback too', async () => {
+    const store = await registerStore(t.http);
+    const email = uniqueEmail();
+    oidc.accounts[(oidc.nextAccount = unique('emp'))] = { email, email_verified: true };
+    const landed = await followRedirects(`${relay.url}/identity/auth-api/sso/login?_store=${store.codename}`, FRONTEND);
+    expect(Object.fromEntries(landed.searchParams)).toEqual({ provider: 'corp', socialCode: expect.any(String) });
+    const needed = await t.http.post('/auth-api/auth/social-login-result').set('svc-store-codename', store.codename).send({ socialCode: landed.searchParams.get('socialCode') }).expect(200);
+    expect(needed.body).toMatchObject({ type: 'RegisterNeededForSocialLogin', accountInfo: { provider: 'corp', email } });
+  });
+
+  it("a code the provider refuses is logged at warn with the provider's error, never the code or the secret", async () => {
+    const store = await registerStore(t.http);
+    oidc.accounts[(oidc.nextAccount = unique('emp'))] = { email: uniqueEmail(), email_verified: true };
+    const callback = await followRedirects(`${relay.url}/identity/auth-api/sso/login?_store=${store.codename}`, publicCallback);
+    const forged = `forged-${unique('code')}`;
+    callback.searchParams.set('code', forged);
+    const from = log.length;
+    const landed = await followRedirects(callback.toString(), FRONTEND);
+    expect(Object.fromEntries(landed.searchParams)).toEqual({ provider: 'corp', error: 'provider_error' });
+
+    expect(linesSince(from).filter((l) => l.level === 40)).toEqual([expect.objectContaining({ provider: 'corp', stage: 'token', error: 'invalid_grant' })]);
+    for (const line of log.slice(from)) {
+      expect(line).not.toContain(forged);
+      expect(line).not.toContain(SECRET);
+    }
+  });
+});
+
+describe('an unusable single sign-on provider', () => {
+  let t: TestApp;
+  let replica: TestApp;
+  let peer: DiscoveryPeer;
+
+  beforeAll(async () => {
+    peer = await startDiscoveryPeer();
+    const sso = { ssoName: 'corp', tokenPeriodInMinutes: 5, emailPropertyInProfile: 'email', tokenHost: peer.url, clientId: 'c', clientSecret: { env: 'SSO_SECRET' } };
+    const env = { FRONTEND_URL: FRONTEND, SSO_SECRET: 'unused-secret', LOG_LEVEL: 'info' as const };
+    t = await startApp({ ...logged, env, settings: { sso } });
+    replica = await startApp({ ...logged, env, settings: { sso } });
+  }, 60_000);
+
+  afterAll(async () => {
+    await t?.close();
+    await replica?.close();
+    await peer?.close();
+  });
+
+  // What a request added to the log at warn and above, besides its request line (a 5xx one is
+  // at error level).
+  const warnings = (from: number) => linesSince(from).filter((l) => l.level >= 40 && l.msg !== 'request completed');
+
+  it('a discovery document naming another issuer answers 502 SsoProviderUnavailable, with one warn line', async () => {
+    const store = await registerStore(t.http);
+    peer.issuer = peer.url.replace('127.0.0.1', 'localhost');
+    try {
+      const from = log.length;
+      expectError(await t.http.get('/auth-api/sso/login').set('svc-store-codename', store.codename), 502, 'SsoProviderUnavailable');
+      const warned = warnings(from);
+      // One warning, naming both issuers; no unhandled error and its stack.
+      expect(warned).toEqual([expect.objectContaining({ level: 40, provider: 'corp', stage: 'discovery', discoveredIssuer: peer.issuer })]);
+    } finally {
+      peer.issuer = peer.url;
+    }
+  });
+
+  it('a callback on a replica whose discovery fails sends the browser back with provider_error, logged', async () => {
+    const store = await registerStore(t.http);
+    // The first replica discovered the provider while it was sound.
+    const start = await t.http.get('/auth-api/sso/login').set('svc-store-codename', store.codename).expect(302);
+    const state = new URL(start.headers.location).searchParams.get('state')!;
+    peer.issuer = peer.url.replace('127.0.0.1', 'localhost');
+    try {
+      const from = log.length;
+      const res = await replica.http.get(`/auth-api/sso/callback?code=some-code&state=${state}`).expect(302);
+      expect(Object.fromEntries(new URL(res.headers.location).searchParams)).toEqual({ provider: 'corp', error: 'provider_error' });
+      const warned = warnings(from);
+      // One warning, naming both issuers; no unhandled error and its stack.
+      expect(warned).toEqual([expect.objectContaining({ level: 40, provider: 'corp', stage: 'discovery', discoveredIssuer: peer.issuer })]);
+    } finally {
+      peer.issuer = peer.url;
+    }
+  });
+
+  it('an unreachable provider answers 502 SsoProviderUnavailable, not 500', async () => {
+    const store = await registerStore(replica.http);
+    await peer.close();
+    const from = log.length;
+    expectError(await replica.http.get('/auth-api/sso/login').set('svc-store-codename', store.codename), 502, 'SsoProviderUnavailable');
+    expect(warnings(from)).toEqual([expect.objectContaining({ level: 40, provider: 'corp', stage: 'discovery', cause: expect.stringContaining('ECONNREFUSED') })]);
   });
 });
 

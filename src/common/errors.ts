@@ -60,6 +60,7 @@ export const ERROR_CATALOGUE = {
   SocialRedirectNotAllowed: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_SocialRedirectNotAllowed' },
   SocialCodeInvalid: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_SocialCodeInvalid' },
   SsoNotConfigured: { status: HttpStatus.NOT_FOUND, message: 'errMsg_SsoNotConfigured' },
+  SsoProviderUnavailable: { status: HttpStatus.BAD_GATEWAY, message: 'errMsg_SsoProviderUnavailable' },
   // remote sessions (src/remote-session/remote-session.errors.ts)
   RemoteSessionEnded: { status: HttpStatus.UNAUTHORIZED, message: 'errMsg_RemoteSessionEnded' },
   RemoteSessionUnavailable: { status: HttpStatus.SERVICE_UNAVAILABLE, message: 'errMsg_RemoteSessionUnavailable' },

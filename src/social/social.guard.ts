@@ -34,7 +34,10 @@ export class SocialPassportGuard implements CanActivate {
           social.beginFlow({ provider, storeId: req.ctx.store!.id, redirectUrl: req.socialRedirectUrl!, ...(verifier && { verifier }) }),
         take: (_req, state) => social.takeFlow(state, provider),
       }, strategies);
-      this.guards.set(provider, new (outcomeGuard(name, provider as SocialProviderName))());
+      // What a failed exchange could quote: the code of the return, this provider's secret.
+      const failed = (err: unknown, req: FlowRequest) =>
+        social.providerFailed(provider, 'callback', err, { requestId: req.ctx.requestId, secrets: [codeOf(req), setting.clientSecret, req.socialFlow?.verifier] });
+      this.guards.set(provider, new (outcomeGuard(name, provider as SocialProviderName, failed))());
     }
   }
 
@@ -62,7 +65,12 @@ export class SocialPassportGuard implements CanActivate {
       return run();
     }
     const flow = await this.social.takeFlow(field('state'), provider);
-    (req as { user?: SocialOutcome }).user = { provider, flow, error: !flow ? 'state_mismatch' : field('error') === 'access_denied' || field('error') === 'user_cancelled_authorize' ? 'access_denied' : 'provider_error' };
+    const error: SocialFailure = !flow ? 'state_mismatch' : field('error') === 'access_denied' || field('error') === 'user_cancelled_authorize' ? 'access_denied' : 'provider_error';
+    if (error === 'provider_error') {
+      const words = { error: field('error'), error_description: field('error_description') };
+      this.social.providerFailed(provider, 'authorization', typeof words.error === 'string' ? words : { error: 'no_code', message: 'the provider returned without a code or an error' }, { requestId: req.ctx.requestId });
+    }
+    (req as { user?: SocialOutcome }).user = { provider, flow, error };
     return true;
   }
 }
@@ -76,7 +84,12 @@ function isJsonObject(value: unknown): boolean {
   }
 }
 
-function outcomeGuard(name: string, provider: SocialProviderName) {
+function codeOf(req: FlowRequest): string | undefined {
+  const code = req.query.code ?? (req.body as Record<string, unknown> | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function outcomeGuard(name: string, provider: SocialProviderName, failed: (err: unknown, req: FlowRequest) => void) {
   return class extends AuthGuard(name) {
     override getAuthenticateOptions() {
       return { session: false };
@@ -87,6 +100,8 @@ function outcomeGuard(name: string, provider: SocialProviderName) {
       const req = context.switchToHttp().getRequest<FlowRequest>();
       const flow = req.socialFlow;
       if (!err && user) return { provider, flow, profile: user } as T;
+      // The token or profile request failed: the provider refused the code, or did not answer.
+      if (err) failed(err, req);
       const message = (info as { message?: string } | undefined)?.message;
       const error: SocialFailure = err ? 'provider_error' : message === 'state_mismatch' || !flow ? 'state_mismatch' : req.query.error ? 'access_denied' : 'login_failed';
       return { provider, flow, error } as T;

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { PinoLogger } from 'nestjs-pino';
 import { AppConfig } from '../config/app-config.js';
 import type { EntityManager } from 'typeorm';
 import { AuthService, type LoginResult } from '../auth/auth.service.js';
@@ -11,6 +12,7 @@ import { SocialRepository } from './social.repository.js';
 import type { SocialProfile } from './social-profile.js';
 import type { ResolvedSocialLogin } from '../config/social-secrets.js';
 import { redirectNotAllowed, socialCodeInvalid, type SocialFailure } from './social.errors.js';
+import { providerFailure } from './provider-failure.js';
 
 export const SOCIAL_CODE_TTL_MS = 180_000;
 // Time a person has at the provider's pages.
@@ -59,9 +61,11 @@ export class SocialService {
     private readonly users: UserService,
     private readonly auth: AuthService,
     private readonly clock: Clock,
+    private readonly logger: PinoLogger,
     config: AppConfig,
   ) {
     this.resolved = config.socialLogin;
+    logger.setContext(SocialService.name);
   }
 
   private readonly resolved: ResolvedSocialLogin;
@@ -98,6 +102,13 @@ export class SocialService {
 
   failureRedirect(provider: string, error: SocialFailure, flow?: SocialFlow): string {
     return withQuery(flow?.redirectUrl ?? this.redirectUrl(), { provider, error });
+  }
+
+  // The browser only hears `provider_error`: the operator reads why here (social login and
+  // single sign-on). `secrets` are the exchange's values (code, client secret, verifier), masked
+  // should a message quote them.
+  providerFailed(provider: string, stage: string, err: unknown, at: { requestId?: string; secrets?: readonly (string | undefined)[] } = {}): void {
+    this.logger.warn({ provider, stage, requestId: at.requestId, ...providerFailure(err, at.secrets) }, 'sign-in failed at the provider');
   }
 
   // POST /auth/social-login-result: the session of the linked user, or what registration needs.

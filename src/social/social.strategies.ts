@@ -55,7 +55,7 @@ interface AppleUser {
 }
 
 // Where the flow of a request lives between our state store and the verify callback.
-export type FlowRequest = Request & { socialFlow?: SocialFlow; socialRedirectUrl?: string; ctx: { store?: { id: string } } };
+export type FlowRequest = Request & { socialFlow?: SocialFlow; socialRedirectUrl?: string; ctx: { store?: { id: string }; requestId?: string } };
 
 // passport-oauth2's state store interface, backed by the database so any replica can finish
 // a flow another one started. The argument counts matter: passport reads them.

@@ -5,7 +5,7 @@ import { ApiRedirect } from '../common/api-result.js';
 import { Public } from '../common/policy.js';
 import type { ContextRequest } from '../common/request-context.js';
 import { SsoLoginQuery } from './sso.dto.js';
-import { SsoService } from './sso.service.js';
+import { SsoService, type SsoRequest } from './sso.service.js';
 
 @ApiTags('single sign-on')
 @Controller('auth-api/sso')
@@ -17,7 +17,7 @@ export class SsoController {
   @ApiOperation({ summary: 'Start single sign-on for the targeted store (redirects to the provider).' })
   @ApiRedirect('to the provider')
   async login(@Req() req: ContextRequest, @Query() query: SsoLoginQuery, @Res() res: Response): Promise<void> {
-    res.redirect(HttpStatus.FOUND, await this.sso.start(req.ctx.store!, query.redirectUrl, origin(req)));
+    res.redirect(HttpStatus.FOUND, await this.sso.start(req.ctx.store!, query.redirectUrl, at(req)));
   }
 
   @Get('callback')
@@ -25,10 +25,10 @@ export class SsoController {
   @ApiOperation({ summary: "The provider's return: redirects to the client with `provider` and `socialCode`, or `error`." })
   @ApiRedirect('to the client, with `provider` and `socialCode`, or `error`')
   async callback(@Req() req: ContextRequest, @Res() res: Response): Promise<void> {
-    res.redirect(HttpStatus.FOUND, await this.sso.callback(req.originalUrl, origin(req)));
+    res.redirect(HttpStatus.FOUND, await this.sso.callback(req.originalUrl, at(req)));
   }
 }
 
-function origin(req: ContextRequest): string {
-  return `${req.protocol}://${req.get('host')}`;
+function at(req: ContextRequest): SsoRequest {
+  return { origin: `${req.protocol}://${req.get('host')}`, requestId: req.ctx.requestId };
 }

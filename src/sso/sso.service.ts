@@ -5,12 +5,19 @@ import { AppConfig } from '../config/app-config.js';
 import { SocialService } from '../social/social.service.js';
 import type { StoreEntity } from '../store/store.entity.js';
 import type { ResolvedSso } from '../config/social-secrets.js';
-import { ssoNotConfigured } from './sso.errors.js';
+import { ssoNotConfigured, ssoProviderUnavailable } from './sso.errors.js';
 
 // The key of the flow and of linked identities: stable when `ssoName` (what clients see) changes.
 const PROVIDER = 'sso';
 
 type Claims = Record<string, unknown>;
+
+// The request being answered, as far as the flow needs it.
+export interface SsoRequest {
+  // Where it was sent (scheme and host): the callback's address when none is configured.
+  origin: string;
+  requestId?: string;
+}
 
 // The OpenID Connect client is loaded at the first sign-on, not at boot (most deployments
 // configure none).
@@ -34,17 +41,20 @@ export class SsoService {
   private readonly sso: ResolvedSso | null;
 
   // The provider's authorization address for this store.
-  async start(store: StoreEntity, requestedRedirect: string | undefined, origin: string): Promise<string> {
+  async start(store: StoreEntity, requestedRedirect: string | undefined, req: SsoRequest): Promise<string> {
     const sso = this.settings();
     const redirectUrl = this.social.redirectUrl(requestedRedirect);
     const oidc = await openidClient();
-    const configuration = await this.client();
+    const configuration = await this.client().catch((err: unknown) => {
+      this.social.providerFailed(sso.ssoName, 'discovery', err, { requestId: req.requestId });
+      throw ssoProviderUnavailable();
+    });
     const verifier = oidc.randomPKCECodeVerifier();
     const nonce = oidc.randomNonce();
     const state = await this.social.beginFlow({ provider: PROVIDER, storeId: store.id, redirectUrl, verifier, nonce });
     return oidc
       .buildAuthorizationUrl(configuration, {
-        redirect_uri: this.callbackUrl(origin),
+        redirect_uri: this.callbackUrl(req.origin),
         scope: (sso.scopes ?? ['openid', 'email', 'profile']).join(' '),
         code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
         code_challenge_method: 'S256',
@@ -55,35 +65,46 @@ export class SsoService {
   }
 
   // The provider's return: the client's callback address with a socialCode, or an error.
-  async callback(originalUrl: string, origin: string): Promise<string> {
-    const sso = this.settings();
-    const current = new URL(originalUrl, origin);
-    const flow = await this.social.takeFlow(current.searchParams.get('state'), PROVIDER);
+  async callback(originalUrl: string, req: SsoRequest): Promise<string> {
+    const { settings: sso, clientSecret } = this.resolved();
+    // openid-client sends the token request's redirect_uri from this URL: the address the
+    // authorization request named, not the one this request reached (behind a proxy or under a
+    // path prefix they differ, and the provider refuses the code).
+    const current = new URL(this.callbackUrl(req.origin));
+    current.search = new URL(originalUrl, req.origin).search;
+    const params = current.searchParams;
+    const flow = await this.social.takeFlow(params.get('state'), PROVIDER);
     if (!flow) return this.social.failureRedirect(sso.ssoName, 'state_mismatch');
-    if (current.searchParams.get('error')) return this.social.failureRedirect(sso.ssoName, 'access_denied', flow);
+    if (params.get('error')) {
+      // The person declining is no fault; any other error is the provider's or its settings'.
+      if (params.get('error') !== 'access_denied') this.social.providerFailed(sso.ssoName, 'authorization', { error: params.get('error'), error_description: params.get('error_description') }, { requestId: req.requestId });
+      return this.social.failureRedirect(sso.ssoName, 'access_denied', flow);
+    }
     let profile: Claims;
+    let stage = 'discovery';
     try {
       const oidc = await openidClient();
       const configuration = await this.client();
-      const tokens = await oidc.authorizationCodeGrant(
-        configuration,
-        current,
-        { pkceCodeVerifier: flow.verifier, expectedState: current.searchParams.get('state')!, expectedNonce: flow.nonce },
-        { redirect_uri: this.callbackUrl(origin) },
-      );
+      stage = 'token';
+      const tokens = await oidc.authorizationCodeGrant(configuration, current, { pkceCodeVerifier: flow.verifier, expectedState: params.get('state')!, expectedNonce: flow.nonce });
+      stage = 'userinfo';
       const idClaims = (tokens.claims() ?? {}) as Claims;
       const info = configuration.serverMetadata().userinfo_endpoint
         ? await oidc.fetchUserInfo(configuration, tokens.access_token, typeof idClaims.sub === 'string' ? idClaims.sub : oidc.skipSubjectCheck)
         : {};
       profile = { ...idClaims, ...info };
-    } catch {
+    } catch (err) {
+      this.social.providerFailed(sso.ssoName, stage, err, { requestId: req.requestId, secrets: [params.get('code') ?? undefined, clientSecret, flow.verifier, flow.nonce] });
       return this.social.failureRedirect(sso.ssoName, 'provider_error', flow);
     }
     // The round trip: from GET /sso/login (the flow's start) to this callback's completion.
     const ssoTime = Math.max(0, this.clock.now().getTime() - flow.startedAt);
     const pick = (key: string | undefined) => (key && typeof profile[key] === 'string' ? (profile[key] as string) : typeof profile[key!] === 'number' ? String(profile[key!]) : undefined);
     const sub = pick('sub');
-    if (!sub) return this.social.failureRedirect(sso.ssoName, 'provider_error', flow);
+    if (!sub) {
+      this.social.providerFailed(sso.ssoName, 'userinfo', { error: 'no_subject', message: 'the ID token and the userinfo answer carry no sub claim' }, { requestId: req.requestId });
+      return this.social.failureRedirect(sso.ssoName, 'provider_error', flow);
+    }
     const email = pick(sso.emailPropertyInProfile)?.toLowerCase();
     const ssoUserId = pick(sso.ssoUserIdPropertyInProfile) ?? sub;
     return this.social.finishFlow(
@@ -99,8 +120,12 @@ export class SsoService {
   }
 
   private settings() {
+    return this.resolved().settings;
+  }
+
+  private resolved(): ResolvedSso {
     if (!this.sso) throw ssoNotConfigured();
-    return this.sso.settings;
+    return this.sso;
   }
 
   private callbackUrl(origin: string): string {
