@@ -217,6 +217,57 @@ describe('permission grants', () => {
     expect((await as(t.http.get('/auth-api/permissions/report.read'), s.codename, s.owner).expect(200)).body.canDo).toBe(true);
   });
 
+  it('a tenantAdmin cannot deny the store owner through a group the owner is in (issue 22.5)', async () => {
+    const s = await store(t);
+    const g = await as(t.http.post(GROUPS), s.codename, s.owner).send({ groupName: 'Owners' }).expect(201);
+    await as(t.http.post(MEMBERS), s.codename, s.owner).send({ groupId: g.body.userGroup.id, userId: s.ownerId }).expect(201);
+    // the same refusal as a deny aimed at the owner's user id or role
+    expectError(await as(t.http.post(GRANTS), s.codename, s.admin.token).send({ permission: 'users.list', groupId: g.body.userGroup.id, canDo: false }), 403, 'GrantTargetNotManaged');
+    await as(t.http.get('/auth-api/v1/users'), s.codename, s.owner).expect(200);
+    expect((await as(t.http.get(GRANTS), s.codename, s.owner).expect(200)).body.permissionGrants).toEqual([]);
+  });
+
+  it('a tenantAdmin cannot lift a deny the owner put on it through a group: not the grant, its membership, nor the group (issue 22.6)', async () => {
+    const s = await store(t);
+    const g = await as(t.http.post(GROUPS), s.codename, s.owner).send({ groupName: 'Restricted' }).expect(201);
+    const m = await as(t.http.post(MEMBERS), s.codename, s.owner).send({ groupId: g.body.userGroup.id, userId: s.admin.id }).expect(201);
+    const deny = await as(t.http.post(GRANTS), s.codename, s.owner).send({ permission: 'users.list', groupId: g.body.userGroup.id, canDo: false }).expect(201);
+    const listUsers = () => as(t.http.get('/auth-api/v1/users'), s.codename, s.admin.token);
+    expectError(await listUsers(), 403, 'PermissionDenied');
+    const membership = `${MEMBERS}/${m.body.userGroupMember.id}`;
+    const attempts = [];
+    for (const req of [
+      () => as(t.http.delete(`${GRANTS}/${deny.body.permissionGrant.id}`), s.codename, s.admin.token),
+      () => as(t.http.delete(membership), s.codename, s.admin.token),
+      () => as(t.http.patch(membership), s.codename, s.admin.token).send({ userId: s.user.id }),
+      () => as(t.http.delete(`${GROUPS}/${g.body.userGroup.id}`), s.codename, s.admin.token),
+    ]) {
+      const res = await req();
+      attempts.push({ status: res.status, errCode: res.body.errCode });
+    }
+    expect(attempts).toEqual([
+      { status: 403, errCode: 'GrantTargetNotManaged' },
+      { status: 403, errCode: 'Forbidden' },
+      { status: 403, errCode: 'Forbidden' },
+      { status: 403, errCode: 'Forbidden' },
+    ]);
+    expectError(await listUsers(), 403, 'PermissionDenied');
+    expect((await as(t.http.get(membership), s.codename, s.owner).expect(200)).body.userGroupMember).toMatchObject({ groupId: g.body.userGroup.id, userId: s.admin.id });
+    // the owner lifts it
+    await as(t.http.delete(`${GRANTS}/${deny.body.permissionGrant.id}`), s.codename, s.owner).expect(200);
+    await listUsers().expect(200);
+  });
+
+  it('a tenantAdmin cannot remove the owner\'s membership, as it cannot move it (issue 22.7)', async () => {
+    const s = await store(t);
+    const g = await as(t.http.post(GROUPS), s.codename, s.owner).send({ groupName: 'Owners' }).expect(201);
+    const m = await as(t.http.post(MEMBERS), s.codename, s.owner).send({ groupId: g.body.userGroup.id, userId: s.ownerId }).expect(201);
+    const membership = `${MEMBERS}/${m.body.userGroupMember.id}`;
+    expectError(await as(t.http.patch(membership), s.codename, s.admin.token).send({ userId: s.user.id }), 403, 'Forbidden');
+    expectError(await as(t.http.delete(membership), s.codename, s.admin.token), 403, 'Forbidden');
+    await as(t.http.get(membership), s.codename, s.owner).expect(200);
+  });
+
   it('GET /v1/permissiongrants/:id: one grant of this store; another store\'s is not found', async () => {
     const a = await store(t);
     const b = await store(t);

@@ -35,7 +35,7 @@ export class AccessController {
   @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.grantsWrite })
   @HttpCode(HttpStatus.CREATED)
   @Envelope({ dataName: 'permissionGrant', action: 'create' })
-  @ApiOperation({ summary: 'Grant (or, with canDo false, deny) a permission you hold to a role below yours, a user you may manage or a group, or (the store owner) to the whole store; optionally for one object.' })
+  @ApiOperation({ summary: 'Grant (or, with canDo false, deny) a permission you hold to a role below yours, a user you may manage other than yourself, a group of such users, or (the store owner) to the whole store; optionally for one object.' })
   @ApiResult(PermissionGrantResponse)
   async create(@Ctx() ctx: RequestContext, @Body() input: CreateGrantInput): Promise<Enveloped<unknown>> {
     return { data: toGrantResponse(await this.access.createGrant(principalOf(ctx), ctx.store!, input), this.access.roleOut) };
@@ -63,7 +63,7 @@ export class AccessController {
   @Delete('v1/permissiongrants/:id')
   @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.grantsWrite })
   @Envelope({ dataName: 'permissionGrant', action: 'delete' })
-  @ApiOperation({ summary: 'Delete a grant of this store, for a role below yours or a user you may manage (the store owner: any); it stops counting at once.' })
+  @ApiOperation({ summary: 'Delete a grant of this store, for a role below yours or users you may manage, not one reaching you that another set (the store owner: any); it stops counting at once.' })
   @ApiResult(DeletedResponse)
   async delete(@Ctx() ctx: RequestContext, @Param() params: IdParam): Promise<Enveloped<unknown>> {
     await this.access.deleteGrant(principalOf(ctx), ctx.store!, params.id);

@@ -49,6 +49,13 @@ export class AccessRepository {
     return this.grants.findOneBy({ storeId: storeId ?? IsNull(), id });
   }
 
+  // Who set the grants on a group that reach its members in this store: the store's own and the
+  // SaaS level's.
+  async grantSettersOnGroup(storeId: string | null, groupId: string): Promise<string[]> {
+    const where: FindOptionsWhere<PermissionGrantEntity>[] = storeId ? [{ storeId, groupId }, { storeId: IsNull(), groupId }] : [{ storeId: IsNull(), groupId }];
+    return (await this.grants.find({ select: { ownerId: true }, where })).map((g) => g.ownerId);
+  }
+
   async deleteGrant(storeId: string | null, id: string): Promise<boolean> {
     const res = await this.grants.delete({ storeId: storeId ?? IsNull(), id });
     return !!res.affected;
@@ -88,6 +95,11 @@ export class AccessRepository {
 
   findMembership(storeId: string, groupId: string, userId: string): Promise<UserGroupMemberEntity | null> {
     return this.members.findOneBy({ storeId, groupId, userId });
+  }
+
+  // Every membership of a group held by this store's users (unpaged: the access rules weigh them all).
+  membersOf(storeId: string, groupId: string): Promise<UserGroupMemberEntity[]> {
+    return this.members.findBy({ storeId, groupId });
   }
 
   listMembers(storeId: string, groupId: string | undefined, page: PageRequest): Promise<[UserGroupMemberEntity[], number]> {

@@ -7,13 +7,14 @@ import { pageRequest, type PageQuery, type PageRequest } from '../common/paging.
 import type { RequestContext } from '../common/request-context.js';
 import { AppConfig } from '../config/app-config.js';
 import { ROOT_CODENAME, type StoreEntity } from '../store/store.entity.js';
-import { hasAdminRole, mayManage, rolesWithin, SAAS_ROLES, TENANT_ROLES } from '../user/roles.js';
+import { SAAS_ROLES } from '../user/roles.js';
 import type { UserEntity } from '../user/user.entity.js';
 import { UserService } from '../user/user.service.js';
 import type { CreateGrantInput, CreateGroupInput, CreateMemberInput, MemberQuery, UpdateGroupInput, UpdateMemberInput } from './access.dto.js';
 import type { PermissionGrantEntity, UserGroupEntity, UserGroupMemberEntity } from './access.entity.js';
+import { changeRefusal, type Effect } from './access.policy.js';
 import { AccessRepository } from './access.repository.js';
-import { decideTogether, decideWithExceptions, knownRoles, PermissionCatalogue, roleText, roleValue, type AccessObject, type AccessPrincipal, type Decision } from './permissions.js';
+import { decideTogether, decideWithExceptions, PermissionCatalogue, roleText, roleValue, type AccessObject, type AccessPrincipal, type Decision } from './permissions.js';
 
 export type { AccessObject, AccessPrincipal } from './permissions.js';
 
@@ -95,8 +96,8 @@ export class AccessService implements OnModuleInit {
   }
 
   // Grants: a store's admins in their store, SaaS admins at root (SaaS level), over principals
-  // they outrank only (see assertOutranksTarget). Nobody grants or denies a permission it does
-  // not hold itself.
+  // they outrank only (access.policy.ts). Nobody grants or denies a permission it does not hold
+  // itself.
   async createGrant(principal: AccessPrincipal, store: StoreEntity, input: CreateGrantInput): Promise<PermissionGrantEntity> {
     if (!this.catalogue.isKnown(input.permission)) throw new AppError('PermissionUnknown', `no permission "${input.permission}"`);
     const subjects = [input.roleId, input.userId, input.groupId].filter((v) => v !== undefined);
@@ -106,7 +107,7 @@ export class AccessService implements OnModuleInit {
     const user = input.userId === undefined ? null : await this.users.findById(store.id, input.userId);
     if (input.userId !== undefined && !user) throw new AppError('UserNotFound', 'no such user in this store');
     if (input.groupId !== undefined && !(await this.repo.findVisibleGroup(this.groupScope(store), input.groupId))) throw new AppError('UserGroupNotFound', 'no such group');
-    await this.assertOutranksTarget(principal, store, { roleId, user, groupId: input.groupId ?? null });
+    this.assertMayChange(principal, store, await this.grantEffects(store, { roleId, user, groupId: input.groupId ?? null }));
     if (!(await this.can(principal, input.permission))) throw new AppError('PermissionNotHeld', `you do not hold "${input.permission}"`);
     return this.repo.insertGrant({
       id: randomUUID(),
@@ -135,45 +136,50 @@ export class AccessService implements OnModuleInit {
   }
 
   // Deleting a grant takes the right to manage grants (the route's admin roles) and rank over
-  // its target, not the permission itself: a deny is lifted by whoever outranks the denied, and
-  // the store's owner lifts any.
+  // whom it reaches, not the permission itself: a deny is lifted by whoever outranks the denied,
+  // and the store's owner lifts any.
   async deleteGrant(principal: AccessPrincipal, store: StoreEntity, id: string): Promise<void> {
     const grant = await this.getGrant(principal, store, id);
     const user = grant.userId === null ? null : await this.users.findById(store.id, grant.userId);
-    // a grant to a user who is gone protects nobody
-    if (grant.userId === null || user) await this.assertOutranksTarget(principal, store, { roleId: grant.roleId, user, groupId: grant.groupId });
+    // a grant to a user who is gone reaches nobody
+    if (grant.userId === null || user) this.assertMayChange(principal, store, await this.grantEffects(store, { roleId: grant.roleId, user, groupId: grant.groupId }, grant.ownerId));
     await this.repo.deleteGrant(grant.storeId, grant.id);
   }
 
-  // Grants are made and deleted only over principals one outranks, so that nobody locks out
-  // those above it: a role strictly below one's own (custom roles are below every admin role;
-  // SaaS admins outrank the tenant roles; a super administrator every role but its own), a user
-  // one may manage other than oneself (the user-management rule), a group in one's scope. A grant
-  // to the whole store reaches its owner: only the owner or a super administrator. The store's
-  // owner (with its login) manages every grant of its store.
-  private async assertOutranksTarget(principal: AccessPrincipal, store: StoreEntity, target: { roleId: string | null; user: UserEntity | null; groupId: string | null }): Promise<void> {
-    if (principal.kind === 'user' && store.ownerId !== null && principal.userId === store.ownerId) return;
-    const superAdmin = principal.roles.includes(SAAS_ROLES.superAdmin);
-    let ok: boolean;
-    if (target.roleId !== null) ok = this.rolesBelow(principal.roles).has(target.roleId);
-    else if (target.user) ok = target.user.id !== principal.userId && mayManage({ userId: principal.userId!, roles: principal.roles }, target.user);
-    else if (target.groupId !== null) ok = true;
-    else ok = superAdmin;
-    if (!ok) throw new AppError('GrantTargetNotManaged', 'grants are managed only for roles below yours and users you may manage (the whole store: its owner)');
+  // The one rule of who may change what affects whom (access.policy.ts), for every change of
+  // grants, groups and memberships.
+  private assertMayChange(principal: AccessPrincipal, store: StoreEntity, effects: readonly Effect[]): void {
+    const ownsStore = principal.kind === 'user' && store.ownerId !== null && principal.userId === store.ownerId;
+    const refused = changeRefusal(this.config.settings, { userId: principal.userId!, roles: principal.roles, ownsStore }, effects);
+    if (refused) throw new AppError(refused.errCode, refused.detail);
   }
 
-  private rolesBelow(roles: readonly string[]): Set<string> {
-    const settings = this.config.settings;
-    if (roles.includes(SAAS_ROLES.superAdmin)) return new Set([...knownRoles(settings)].filter((r) => r !== SAAS_ROLES.superAdmin));
-    const below = new Set(roles.flatMap((r) => [...rolesWithin([r])].filter((lesser) => lesser !== r)));
-    if (roles.includes(SAAS_ROLES.saasAdmin)) for (const r of Object.values(TENANT_ROLES)) below.add(r);
-    if (hasAdminRole(roles)) for (const r of settings.customRoles) below.add(String(r.value));
-    for (const r of roles) below.delete(r);
-    return below;
+  // Whom a grant reaches: its role, its user, each member of its group (in this store), or the
+  // whole store. `setBy` when it is lifted.
+  private async grantEffects(store: StoreEntity, subject: { roleId: string | null; user: UserEntity | null; groupId: string | null }, setBy?: string): Promise<Effect[]> {
+    if (subject.roleId !== null) return [{ grant: 'role', roleId: subject.roleId }];
+    if (subject.user) return [{ grant: 'user', user: subject.user, setBy }];
+    if (subject.groupId !== null) return (await this.membersOf(store, subject.groupId)).map(({ user }) => ({ grant: 'user', user, setBy }));
+    return [{ grant: 'store' }];
+  }
+
+  // What a member loses when its membership ends: the membership and the grants on its group
+  // that reached it, each with who set it.
+  private async lostWith(store: StoreEntity, member: UserGroupMemberEntity): Promise<string[]> {
+    return [member.ownerId, ...(await this.repo.grantSettersOnGroup(grantScope(store), member.groupId))];
+  }
+
+  // A group's members in this store with their users (a global group's members elsewhere are
+  // their stores' to manage); a membership whose user is gone affects nobody.
+  private async membersOf(store: StoreEntity, groupId: string): Promise<{ member: UserGroupMemberEntity; user: UserEntity }[]> {
+    const members = await this.repo.membersOf(store.id, groupId);
+    const users = await Promise.all(members.map((m) => this.users.findById(store.id, m.userId)));
+    return members.flatMap((member, i) => (users[i] ? [{ member, user: users[i] }] : []));
   }
 
   // Groups: with `userGroupsInTenantLevel` a store's admins manage the store's groups; global
-  // groups are created, changed and deleted by SaaS admins only.
+  // groups are created, changed and deleted by SaaS admins only. A new group affects nobody; a
+  // group is renamed or deleted only by someone who may manage each of its members.
   async createGroup(principal: AccessPrincipal, store: StoreEntity, input: CreateGroupInput, origin: string): Promise<UserGroupEntity> {
     this.assertGroupsActive();
     const storeId = this.groupScope(store);
@@ -205,41 +211,50 @@ export class AccessService implements OnModuleInit {
   async updateGroup(principal: AccessPrincipal, store: StoreEntity, id: string, input: UpdateGroupInput): Promise<UserGroupEntity> {
     const group = await this.getGroup(principal, store, id);
     if (group.storeId === null) this.assertSaasAdmin(principal);
+    this.assertMayChange(principal, store, (await this.membersOf(store, group.id)).map(({ user }) => ({ member: user, takes: [] })));
     return this.repo.updateGroup({ ...group, ...(input.groupName !== undefined && { groupName: input.groupName }), ...(input.avatar !== undefined && { avatar: input.avatar }) });
   }
 
-  // Its memberships and its grants end with it, at once.
+  // Its memberships and its grants end with it, at once: each member loses both.
   async deleteGroup(principal: AccessPrincipal, store: StoreEntity, id: string): Promise<void> {
     const group = await this.getGroup(principal, store, id);
     if (group.storeId === null) this.assertSaasAdmin(principal);
+    const members = await this.membersOf(store, group.id);
+    const grantSetters = members.length ? await this.repo.grantSettersOnGroup(grantScope(store), group.id) : [];
+    this.assertMayChange(principal, store, members.map(({ member, user }) => ({ member: user, takes: [member.ownerId, ...grantSetters] })));
     await this.repo.deleteGroup(group.storeId, group.id);
   }
 
   // A store's admins add the store's own users whom they may manage (the user-management rule),
   // to its groups or to global ones.
   async createMember(principal: AccessPrincipal, store: StoreEntity, input: CreateMemberInput): Promise<UserGroupMemberEntity> {
-    const group = await this.memberGroupAndUser(principal, store, input.groupId, input.userId);
+    const group = await this.getGroup(principal, store, input.groupId);
+    this.assertMayChange(principal, store, [{ member: await this.userOf(store, input.userId), takes: [] }]);
     if (await this.repo.findMembership(store.id, group.id, input.userId)) throw new AppError('UserGroupMemberExists', 'the user is already in the group');
     return this.repo.insertMember({ id: randomUUID(), storeId: store.id, groupId: group.id, userId: input.userId, ownerId: principal.userId!, createdAt: this.clock.now() });
   }
 
-  // A membership moves to another group or user under the rules of adding one.
+  // A membership moves to another group or user under the rules of adding one; its user, when
+  // it leaves, loses it as if it were removed.
   async updateMember(principal: AccessPrincipal, store: StoreEntity, id: string, input: UpdateMemberInput): Promise<UserGroupMemberEntity> {
     const member = await this.getMember(principal, store, id);
-    const groupId = input.groupId ?? member.groupId;
     const userId = input.userId ?? member.userId;
-    const group = await this.memberGroupAndUser(principal, store, groupId, userId);
+    const group = await this.getGroup(principal, store, input.groupId ?? member.groupId);
+    const to = await this.userOf(store, userId);
+    const from = await this.users.findById(store.id, member.userId);
+    const moved = group.id !== member.groupId || userId !== member.userId;
+    const effects: Effect[] = [{ member: to, takes: [] }];
+    if (from) effects.unshift({ member: from, takes: moved ? await this.lostWith(store, member) : [] });
+    this.assertMayChange(principal, store, effects);
     const existing = await this.repo.findMembership(store.id, group.id, userId);
     if (existing && existing.id !== member.id) throw new AppError('UserGroupMemberExists', 'the user is already in the group');
     return this.repo.updateMember({ ...member, groupId: group.id, userId });
   }
 
-  private async memberGroupAndUser(principal: AccessPrincipal, store: StoreEntity, groupId: string, userId: string): Promise<UserGroupEntity> {
-    const group = await this.getGroup(principal, store, groupId);
+  private async userOf(store: StoreEntity, userId: string): Promise<UserEntity> {
     const user = await this.users.findById(store.id, userId);
     if (!user) throw new AppError('UserNotFound', 'no such user in this store');
-    if (!mayManage({ userId: principal.userId!, roles: principal.roles }, user)) throw new AppError('Forbidden', 'this user is managed only by a super administrator');
-    return group;
+    return user;
   }
 
   async listMembers(_principal: AccessPrincipal, store: StoreEntity, query: MemberQuery): Promise<[UserGroupMemberEntity[], number, PageRequest]> {
@@ -256,8 +271,11 @@ export class AccessService implements OnModuleInit {
     return member;
   }
 
+  // Removing a membership takes the right to manage its user, as moving it does.
   async deleteMember(principal: AccessPrincipal, store: StoreEntity, id: string): Promise<void> {
-    await this.getMember(principal, store, id);
+    const member = await this.getMember(principal, store, id);
+    const user = await this.users.findById(store.id, member.userId);
+    if (user) this.assertMayChange(principal, store, [{ member: user, takes: await this.lostWith(store, member) }]);
     await this.repo.deleteMember(store.id, id);
   }
 

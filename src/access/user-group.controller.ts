@@ -49,6 +49,7 @@ export class UserGroupController {
   @Patch('usergroups/:id')
   @Authenticated(admins(P.groupsWrite))
   @Envelope({ dataName: 'userGroup', action: 'update' })
+  @ApiOperation({ summary: 'Rename a group or change its avatar, if you may manage each of its members.' })
   @ApiResult(UserGroupResponse)
   async update(@Ctx() ctx: RequestContext, @Param() params: IdParam, @Body() input: UpdateGroupInput): Promise<Enveloped<unknown>> {
     return { data: toGroupResponse(await this.access.updateGroup(principalOf(ctx), ctx.store!, params.id, input)) };
@@ -57,7 +58,7 @@ export class UserGroupController {
   @Delete('usergroups/:id')
   @Authenticated(admins(P.groupsWrite))
   @Envelope({ dataName: 'userGroup', action: 'delete' })
-  @ApiOperation({ summary: 'Delete a group; its memberships and grants end with it.' })
+  @ApiOperation({ summary: 'Delete a group, if you may manage each of its members and it takes from you nothing another set; its memberships and grants end with it.' })
   @ApiResult(DeletedResponse)
   async delete(@Ctx() ctx: RequestContext, @Param() params: IdParam): Promise<Enveloped<unknown>> {
     await this.access.deleteGroup(principalOf(ctx), ctx.store!, params.id);
@@ -95,7 +96,7 @@ export class UserGroupController {
   @Patch('usergroupmembers/:id')
   @Authenticated(admins(P.membersWrite))
   @Envelope({ dataName: 'userGroupMember', action: 'update' })
-  @ApiOperation({ summary: 'Move a membership to another group or user, under the rules of adding one.' })
+  @ApiOperation({ summary: 'Move a membership to another group or user, under the rules of adding and of removing one.' })
   @ApiResult(UserGroupMemberResponse)
   async updateMember(@Ctx() ctx: RequestContext, @Param() params: IdParam, @Body() input: UpdateMemberInput): Promise<Enveloped<unknown>> {
     return { data: toMemberResponse(await this.access.updateMember(principalOf(ctx), ctx.store!, params.id, input)) };
@@ -104,6 +105,7 @@ export class UserGroupController {
   @Delete('usergroupmembers/:id')
   @Authenticated(admins(P.membersWrite))
   @Envelope({ dataName: 'userGroupMember', action: 'delete' })
+  @ApiOperation({ summary: 'Remove a membership of a user you may manage; your own only if you set it and its group\'s grants.' })
   @ApiResult(DeletedResponse)
   async removeMember(@Ctx() ctx: RequestContext, @Param() params: IdParam): Promise<Enveloped<unknown>> {
     await this.access.deleteMember(principalOf(ctx), ctx.store!, params.id);
