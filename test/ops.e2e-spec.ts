@@ -1,4 +1,4 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -7,7 +7,7 @@ import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import type { Response } from 'supertest';
 import { Authenticated, Public, USER_ONLY } from '../src/common/policy.js';
 import { PolicyAudit } from '../src/common/policy-audit.js';
-import { PASSWORD, startApp, unique, uniqueEmail, type TestApp } from './helpers.js';
+import { PASSWORD, startApp, unique, uniqueEmail, waitFor, type TestApp } from './helpers.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -277,6 +277,47 @@ describe('the log on standard output', () => {
     } finally {
       if (!stopped) await stopMain(child);
     }
+  }, 90_000);
+});
+
+// A developer's terminal: `script` gives the service a pseudo-terminal as its standard output.
+const hasScript = spawnSync('script', ['--version']).status === 0;
+const describeWithPty = hasScript ? describe : describe.skip;
+
+async function outputInTerminal(nodeEnv: string, settings: Record<string, string> = {}): Promise<string> {
+  const env = { ...settings, PATH: process.env.PATH, NODE_ENV: nodeEnv, HOST: '127.0.0.1', PORT: '0', DATA_DIR: ':memory:', LOG_LEVEL: 'info', DOCS_ENABLED: 'false' };
+  const forwarded = Object.fromEntries(['DATABASE_URL', 'REDIS_URL'].filter((k) => process.env[k]).map((k) => [k, process.env[k]]));
+  const command = `${process.execPath} --import ./test/fixtures/run-ts.mjs src/main.ts`;
+  const child = spawn('script', ['-qfec', command, '/dev/null'], { env: { ...env, ...forwarded }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  try {
+    await waitFor('the start-up line', () => {
+      if (child.exitCode !== null) throw new Error(`the service stopped before listening:\n${output}`);
+      return / listening on /.test(output) || undefined;
+    }, 60_000);
+    await waitFor('the start log line', () => /service listening/.test(output) || undefined);
+  } finally {
+    const exited = child.exitCode === null ? once(child, 'exit') : undefined;
+    child.kill('SIGTERM');
+    await exited;
+  }
+  return output;
+}
+
+describeWithPty('the log in a terminal (needs `script` from util-linux)', () => {
+  it('is human-readable outside production: one line an entry, no JSON', async () => {
+    const lines = (await outputInTerminal('development')).split(/\r?\n/).filter(Boolean);
+    expect(lines.filter((l) => l.trimStart().startsWith('{'))).toEqual([]);
+    // time, level, where it comes from, the message
+    expect(lines.find((l) => l.includes('service listening'))).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] \S*INFO\S*: \S*Main: service listening/);
+  }, 90_000);
+
+  it('stays JSON in production', async () => {
+    const lines = (await outputInTerminal('production', { SUPER_ADMIN_PASSWORD: 'a-long-enough-password-123' })).split(/\r?\n/).filter(Boolean);
+    const json = lines.filter((l) => l.startsWith('{'));
+    expect(json.find((l) => JSON.parse(l).msg === 'service listening')).toBeDefined();
+    expect(lines.filter((l) => !l.startsWith('{') && !/ listening on /.test(l))).toEqual([]);
   }, 90_000);
 });
 

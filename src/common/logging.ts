@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import type { Params } from 'nestjs-pino';
-import { destination, type DestinationStream, type Logger } from 'pino';
+import { createRequire } from 'node:module';
+import { destination, transport, type DestinationStream, type Logger } from 'pino';
 import type { Options } from 'pino-http';
 import type { AppConfig } from '../config/app-config.js';
 import { elapsedMs, type ContextRequest } from './request-context.js';
@@ -27,7 +28,21 @@ export function loggerOptions(config: AppConfig, stream?: LogStream): Params {
     serializers: { err: errorForLog },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
   };
-  return { pinoHttp: [options, (stream ?? stdoutLines()) as DestinationStream], forRoutes: [] };
+  return { pinoHttp: [options, (stream ?? readableLines(config) ?? stdoutLines()) as DestinationStream], forRoutes: [] };
+}
+
+// In a developer's terminal (not production, standard output a TTY), lines a person reads:
+// pino-pretty on pino's transport thread. It is a development dependency: where it is not
+// installed, and in production or into a pipe, the lines stay JSON.
+function readableLines(config: AppConfig): DestinationStream | undefined {
+  if (config.env.NODE_ENV === 'production' || !process.stdout.isTTY) return undefined;
+  let target: string;
+  try {
+    target = createRequire(import.meta.url).resolve('pino-pretty');
+  } catch {
+    return undefined;
+  }
+  return transport({ target, options: { destination: 1, translateTime: 'SYS:HH:MM:ss.l', singleLine: true, ignore: 'pid,hostname,context', messageFormat: '{if context}{context}: {end}{msg}' } });
 }
 
 // Standard output as pino's own destination (sonic-boom: written asynchronously, flushed on exit)
