@@ -31,11 +31,11 @@ export function loggerOptions(config: AppConfig, stream?: LogStream): Params {
   return { pinoHttp: [options, (stream ?? readableLines(config) ?? stdoutLines()) as DestinationStream], forRoutes: [] };
 }
 
-// In a developer's terminal (not production, standard output a TTY), lines a person reads:
-// pino-pretty on pino's transport thread. It is a development dependency: where it is not
-// installed, and in production or into a pipe, the lines stay JSON.
+// In a developer's terminal (NODE_ENV development, the default, and standard output a TTY),
+// lines a person reads: pino-pretty on pino's transport thread. It is a development dependency:
+// where it is not installed, in tests, staging and production, and into a pipe, lines stay JSON.
 function readableLines(config: AppConfig): DestinationStream | undefined {
-  if (config.env.NODE_ENV === 'production' || !process.stdout.isTTY) return undefined;
+  if (config.env.NODE_ENV !== 'development' || !process.stdout.isTTY) return undefined;
   let target: string;
   try {
     target = createRequire(import.meta.url).resolve('pino-pretty');
