@@ -306,7 +306,7 @@ async function outputInTerminal(nodeEnv: string, settings: Record<string, string
 }
 
 describeWithPty('the log in a terminal (needs `script` from util-linux)', () => {
-  it('is human-readable outside production: one line an entry, no JSON', async () => {
+  it('is human-readable in development: one line an entry, no JSON', async () => {
     const lines = (await outputInTerminal('development')).split(/\r?\n/).filter(Boolean);
     expect(lines.filter((l) => l.trimStart().startsWith('{'))).toEqual([]);
     // time, level, where it comes from, the message
