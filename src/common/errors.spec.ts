@@ -4,7 +4,7 @@ import { projectPath } from '../config/project-path.js';
 import { ERROR_CATALOGUE } from './errors.js';
 
 describe('error catalogue', () => {
-  const readme = readFileSync(projectPath('README.md'), 'utf8');
+  const readme = readFileSync(projectPath('docs/errors.md'), 'utf8');
 
   it.each(Object.entries(ERROR_CATALOGUE))('README documents %s with its status and message', (code, entry) => {
     expect(readme).toContain(`| \`${code}\` | ${entry.status} | \`${entry.message}\` |`);
