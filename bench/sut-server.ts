@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createApp } from '../src/app.js';
-import { releaseBootMemory } from '../src/common/boot-memory.js';
+import { releaseBootMemory } from '../src/platform/logging/boot-memory.js';
 
 const started = performance.now();
 const running = await createApp({

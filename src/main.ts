@@ -1,9 +1,9 @@
 import type { EarlyStart } from './app.js';
-import { releaseBootMemory } from './common/boot-memory.js';
-import { AppConfig } from './config/app-config.js';
-import { ConfigError } from './config/env.js';
-import { serviceUrl } from './config/service-url.js';
-import { EmbeddedPostgres } from './database/embedded-postgres.js';
+import { releaseBootMemory } from './platform/logging/boot-memory.js';
+import { AppConfig } from './platform/config/app-config.js';
+import { ConfigError } from './platform/config/env.js';
+import { serviceUrl } from './platform/config/service-url.js';
+import { EmbeddedPostgres } from './platform/database/embedded-postgres.js';
 
 // The configuration first (a bad key stops the boot before anything starts), then the embedded
 // database on its thread, then the application's modules: loading them takes as long as opening

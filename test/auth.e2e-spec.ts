@@ -1,7 +1,7 @@
 import { createHmac, createPublicKey, generateKeyPairSync, randomBytes, randomUUID, sign, verify, type JsonWebKey } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { DAY_MS, ManualClock } from '../src/clock/clock.js';
+import { DAY_MS, ManualClock } from '../src/platform/clock/clock.js';
 import { login, PASSWORD, registerStore, startApp, SUPER_ADMIN, uniqueEmail, type RegisteredStore, type TestApp, expectError as expectErrorShape, updateStoreRow } from './helpers.js';
 
 // Login, logout, the current user, token locations, sessions, signing keys and login limits,

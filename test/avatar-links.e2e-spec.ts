@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { AvatarService } from '../src/avatar/avatar.service.js';
-import { AppConfig } from '../src/config/app-config.js';
+import { AvatarService } from '../src/identity/avatar/avatar.service.js';
+import { AppConfig } from '../src/platform/config/app-config.js';
 import { PASSWORD, login, registerStore, startApp, uniqueEmail, type TestApp } from './helpers.js';
 
 const HEADER = 'svc-store-codename';

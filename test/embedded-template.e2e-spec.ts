@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
-import { EmbeddedPostgres } from '../src/database/embedded-postgres.js';
-import { MIGRATIONS } from '../src/database/data-source-options.js';
-import { loadTemplate, templateDirectory } from '../src/database/embedded-template.js';
+import { EmbeddedPostgres } from '../src/platform/database/embedded-postgres.js';
+import { MIGRATIONS } from '../src/platform/database/data-source-options.js';
+import { loadTemplate, templateDirectory } from '../src/platform/database/embedded-template.js';
 
 // A first boot on a new data directory starts from the template the build made (no initdb at
 // boot); later boots reopen that directory, keeping what was written, and ignore the template.

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { EventPublisher } from '../src/broker/event-publisher.js';
-import { RedisStreamsBroker } from '../src/broker/redis-streams-broker.js';
-import { NotificationEntity } from '../src/notification/notification.entity.js';
+import { EventPublisher } from '../src/messaging/broker/event-publisher.js';
+import { RedisStreamsBroker } from '../src/messaging/broker/redis-streams-broker.js';
+import { NotificationEntity } from '../src/messaging/notification/notification.entity.js';
 import { describeWithRedis, registerStore, startApp, unique, waitFor, type RegisteredStore, type TestApp } from './helpers.js';
 
 // Notification event rules read the broker: an event a backend team publishes through

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { PolicyAudit } from '../src/common/policy-audit.js';
+import { PolicyAudit } from '../src/kernel/policy-audit.js';
 import { login, registerStore, startApp, type RegisteredStore, type TestApp } from './helpers.js';
 
 // Property: whatever a client sends to any route (body, query, path), the answer is never a 5xx.

@@ -11,10 +11,10 @@ import ts from 'typescript';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-// The service's own exchange-keeping queue (src/database/exchange-queue.ts), transpiled here:
+// The service's own exchange-keeping queue (src/platform/database/exchange-queue.ts), transpiled here:
 // the run's apps and workers share this server, as the service's connections share its own.
 async function loadExchangeQueue() {
-  const source = readFileSync(join(root, 'src/database/exchange-queue.ts'), 'utf8');
+  const source = readFileSync(join(root, 'src/platform/database/exchange-queue.ts'), 'utf8');
   const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
   const out = join(root, 'node_modules/.cache/svc-test/exchange-queue.mjs');
   mkdirSync(dirname(out), { recursive: true });
@@ -23,7 +23,7 @@ async function loadExchangeQueue() {
 }
 
 // The embedded database's empty data directory, when a build has made it (see
-// src/database/embedded-template.ts): loading it skips initdb.
+// src/platform/database/embedded-template.ts): loading it skips initdb.
 function builtTemplate() {
   const dist = join(root, 'dist');
   if (!existsSync(dist)) return undefined;

@@ -4,9 +4,9 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import type TestAgent from 'supertest/lib/agent.js';
 import { createApp, type RunningApp } from '../src/app.js';
-import type { Clock } from '../src/clock/clock.js';
-import type { SettingsOverrides } from '../src/config/settings.js';
-import { DatabaseNotifications } from '../src/database/database-notifications.js';
+import type { Clock } from '../src/platform/clock/clock.js';
+import type { SettingsOverrides } from '../src/platform/config/settings.js';
+import { DatabaseNotifications } from '../src/platform/database/database-notifications.js';
 
 export const PASSWORD = 'correct horse battery';
 

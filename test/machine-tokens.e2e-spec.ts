@@ -1,8 +1,8 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ManualClock } from '../src/clock/clock.js';
-import type { SettingsOverrides } from '../src/config/settings.js';
-import { mintMachineToken } from '../src/m2m/machine-token.js';
+import { ManualClock } from '../src/platform/clock/clock.js';
+import type { SettingsOverrides } from '../src/platform/config/settings.js';
+import { mintMachineToken } from '../src/identity/m2m/machine-token.js';
 import { login, PASSWORD, registerStore, startApp, type RegisteredStore, type TestApp, expectError, describeWithRedis } from './helpers.js';
 
 // Machine-to-machine tokens seen from another service: an Ed25519-signed token bound to the

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { MetricsModule } from '../src/metrics/metrics.module.js';
+import { MetricsModule } from '../src/operations/metrics/metrics.module.js';
 import { expectError, PASSWORD, registerStore, startApp, unique, waitFor, type TestApp } from './helpers.js';
 
 const PRODUCTION = { NODE_ENV: 'production', KEY_ENCRYPTION_SECRET: 'a production secret value', SUPER_ADMIN_PASSWORD: 'a production admin password 1' };

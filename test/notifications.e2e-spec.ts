@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ParsedMail } from 'mailparser';
 import { DataSource } from 'typeorm';
-import { AppError } from '../src/common/errors.js';
-import type { ChannelSetting, EventRuleSetting, ProviderSetting, TemplateSetting } from '../src/config/notification-settings.js';
-import type { SettingsOverrides } from '../src/config/settings.js';
-import { NotificationEntity } from '../src/notification/notification.entity.js';
-import { NotificationService, type SendRequest } from '../src/notification/notification.service.js';
-import { NotificationWorker } from '../src/notification/notification.worker.js';
+import { AppError } from '../src/kernel/errors.js';
+import type { ChannelSetting, EventRuleSetting, ProviderSetting, TemplateSetting } from '../src/platform/config/notification-settings.js';
+import type { SettingsOverrides } from '../src/platform/config/settings.js';
+import { NotificationEntity } from '../src/messaging/notification/notification.entity.js';
+import { NotificationService, type SendRequest } from '../src/messaging/notification/notification.service.js';
+import { NotificationWorker } from '../src/messaging/notification/notification.worker.js';
 import { addressesOf, closedPort, smtp, startMailServer, type MailServer } from './mail-server.js';
 import { login, PASSWORD, registerStore, startApp, unique, uniqueEmail, type RegisteredStore, type TestApp, waitFor, updateStoreRow } from './helpers.js';
 

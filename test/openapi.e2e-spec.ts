@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
-import { PolicyAudit } from '../src/common/policy-audit.js';
+import { PolicyAudit } from '../src/kernel/policy-audit.js';
 import { startApp, unique, type TestApp } from './helpers.js';
 
 type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> } };

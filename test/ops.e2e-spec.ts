@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Controller, Get, Post } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import type { Response } from 'supertest';
-import { Authenticated, Public, USER_ONLY } from '../src/common/policy.js';
-import { PolicyAudit } from '../src/common/policy-audit.js';
+import { Authenticated, Public, USER_ONLY } from '../src/kernel/policy.js';
+import { PolicyAudit } from '../src/kernel/policy-audit.js';
 import { PASSWORD, startApp, unique, uniqueEmail, waitFor, type TestApp } from './helpers.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -1,8 +1,8 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { SettingsOverrides } from '../src/config/settings.js';
-import { PolicyAudit } from '../src/common/policy-audit.js';
-import { mintMachineToken } from '../src/m2m/machine-token.js';
+import type { SettingsOverrides } from '../src/platform/config/settings.js';
+import { PolicyAudit } from '../src/kernel/policy-audit.js';
+import { mintMachineToken } from '../src/identity/m2m/machine-token.js';
 import { ProbeModule } from './fixtures/access-probe.js';
 import { expectError, login, PASSWORD, registerStore, startApp, uniqueEmail, type RegisteredStore, type TestApp, SUPER_ADMIN } from './helpers.js';
 

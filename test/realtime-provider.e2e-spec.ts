@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { createServer as createNetServer, connect, type Server as NetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { AppError } from '../src/common/errors.js';
-import { AppConfig } from '../src/config/app-config.js';
-import type { RealtimeChannelSettings } from '../src/config/realtime-settings.js';
-import { RealtimeChannelService } from '../src/realtime/realtime.service.js';
+import { AppError } from '../src/kernel/errors.js';
+import { AppConfig } from '../src/platform/config/app-config.js';
+import type { RealtimeChannelSettings } from '../src/platform/config/realtime-settings.js';
+import { RealtimeChannelService } from '../src/messaging/realtime/realtime.service.js';
 import { APP, decrypt, fakePusherApi, verifySigned, webhook, type PusherRequest } from './fake-pusher.js';
 import type { FakeApi } from './fake-api.js';
 

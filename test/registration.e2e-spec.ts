@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import bcrypt from 'bcrypt';
 import { DataSource } from 'typeorm';
-import type { SettingsOverrides } from '../src/config/settings.js';
-import { UserRepository } from '../src/user/user.repository.js';
+import type { SettingsOverrides } from '../src/platform/config/settings.js';
+import { UserRepository } from '../src/identity/user/user.repository.js';
 import { PASSWORD, registerStore, startApp, unique, uniqueEmail, type TestApp, updateStoreRow } from './helpers.js';
 
 const OWNER = '/auth-api/v1/registerstoreowner';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ManualClock } from '../src/clock/clock.js';
+import { ManualClock } from '../src/platform/clock/clock.js';
 import { expectError, login, PASSWORD, registerStore, startApp, unique, uniqueEmail, type TestApp } from './helpers.js';
 import { startRemoteSessionService, type RemoteSessionPeer } from './oauth-peers.js';
 

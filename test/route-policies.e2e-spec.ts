@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { PolicyAudit } from '../src/common/policy-audit.js';
+import { PolicyAudit } from '../src/kernel/policy-audit.js';
 import { startApp, type TestApp } from './helpers.js';
 
 // The security surface as a reviewed list: every route with its policy. A change here is a

@@ -6,8 +6,8 @@ import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent.js';
 import { DataSource } from 'typeorm';
 import { createApp, type RunningApp } from '../src/app.js';
-import type { SettingsOverrides } from '../src/config/settings.js';
-import { DEFAULT_SUPER_ADMIN_EMAIL, PLACEHOLDER_MOBILE } from '../src/seed/seed.service.js';
+import type { SettingsOverrides } from '../src/platform/config/settings.js';
+import { DEFAULT_SUPER_ADMIN_EMAIL, PLACEHOLDER_MOBILE } from '../src/identity/seed/seed.service.js';
 import { registerStore, startApp, type TestApp } from './helpers.js';
 
 const SUPER_ADMINS = `SELECT count(*)::int AS n FROM users u JOIN stores s ON s.id = u."storeId" WHERE s.codename = 'root' AND 'superAdmin' = ANY(u.roles)`;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { generateKeyPairSync } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
-import { ManualClock } from '../src/clock/clock.js';
+import { ManualClock } from '../src/platform/clock/clock.js';
 import { expectError, PASSWORD, registerStore, startApp, unique, uniqueEmail, type TestApp, updateStoreRow } from './helpers.js';
 import { followRedirects, startOAuthServer, startOidcProvider, startPrefixRelay, type OAuthPeer, type OidcPeer, type Relay } from './oauth-peers.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { DatabaseNotifications } from '../src/database/database-notifications.js';
-import { StoreRepository } from '../src/store/store.repository.js';
+import { DatabaseNotifications } from '../src/platform/database/database-notifications.js';
+import { StoreRepository } from '../src/identity/store/store.repository.js';
 import { login, PASSWORD, registerStore, startApp, type TestApp, updateStoreRow } from './helpers.js';
 
 // The store a request names is read from the database once, then served from the store cache

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { SettingsOverrides } from '../src/config/settings.js';
+import type { SettingsOverrides } from '../src/platform/config/settings.js';
 import { expectError, login, PASSWORD, registerStore, startApp, type TestApp } from './helpers.js';
 
 // Two instances on one database (and one Redis when REDIS_URL is set), as replicas behind a

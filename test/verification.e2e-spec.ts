@@ -1,10 +1,10 @@
 import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { ManualClock } from '../src/clock/clock.js';
-import type { SettingsOverrides } from '../src/config/settings.js';
-import { EventPublisher } from '../src/broker/event-publisher.js';
-import { VerificationRepository } from '../src/verification/verification.repository.js';
+import { ManualClock } from '../src/platform/clock/clock.js';
+import type { SettingsOverrides } from '../src/platform/config/settings.js';
+import { EventPublisher } from '../src/messaging/broker/event-publisher.js';
+import { VerificationRepository } from '../src/identity/verification/verification.repository.js';
 import { expectError, login, PASSWORD, registerStore, startApp, uniqueEmail, waitFor, type RegisteredStore, type TestApp } from './helpers.js';
 
 // The six verification flows in testMode (the code comes back in the `start` answer), their

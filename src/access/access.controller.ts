@@ -1,12 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiResult, DeletedResponse } from '../common/api-result.js';
-import { Envelope, type Enveloped } from '../common/envelope.js';
-import { PageQuery, paging } from '../common/paging.js';
-import { Authenticated, USER_OR_API_KEY } from '../common/policy.js';
-import { Ctx, type RequestContext } from '../common/request-context.js';
-import { P } from '../common/service-permissions.js';
-import { ADMIN_ROLES } from '../user/roles.js';
+import { ApiResult, DeletedResponse } from '../kernel/api-result.js';
+import { Envelope, type Enveloped } from '../kernel/envelope.js';
+import { PageQuery, paging } from '../kernel/paging.js';
+import { Authenticated, USER_OR_API_KEY } from '../kernel/policy.js';
+import { Ctx, type RequestContext } from '../kernel/request-context.js';
+import { P } from '../kernel/service-permissions.js';
+import { ADMIN_ROLES } from '../kernel/roles.js';
 import { CreateGrantInput, EffectivePermissionsResponse, IdParam, PermissionDecisionResponse, PermissionGrantResponse, PermissionNameParam, toGrantResponse } from './access.dto.js';
 import { AccessService, principalOf } from './access.service.js';
 

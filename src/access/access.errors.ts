@@ -1,7 +1,7 @@
-import type { ErrCode } from '../common/errors.js';
+import type { ErrCode } from '../kernel/errors.js';
 
 // Codes of permissions, grants and user groups; their status and message live in the one
-// catalogue (src/common/errors.ts).
+// catalogue (src/kernel/errors.ts).
 export const ACCESS_ERR_CODES = [
   'PermissionDenied',
   'PermissionUnknown',

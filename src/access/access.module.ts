@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { AvatarModule } from '../avatar/avatar.module.js';
-import { ListPermissions } from '../common/envelope.js';
-import { UserModule } from '../user/user.module.js';
+import { AvatarModule } from '../identity/avatar/avatar.module.js';
+import { ListPermissions } from '../kernel/envelope.js';
+import { UserModule } from '../identity/user/user.module.js';
 import { AccessController } from './access.controller.js';
 import { AccessRepository } from './access.repository.js';
 import { AccessService, principalOf } from './access.service.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { loadSettings, type SettingsOverrides } from '../config/settings.js';
+import { loadSettings, type SettingsOverrides } from '../platform/config/settings.js';
 import { decide, PermissionCatalogue, type AccessPrincipal, type GrantLike } from './permissions.js';
 
 const BASE: SettingsOverrides = {

@@ -1,8 +1,8 @@
 import { Environment } from '@marcbachmann/cel-js';
-import type { ServiceSettings } from '../config/settings.js';
-import { ConfigError } from '../config/env.js';
-import { EVERY_ROLE_PERMISSIONS, SERVICE_PERMISSION_GROUPS } from '../common/service-permissions.js';
-import { hasAdminRole, SAAS_ROLES, SINGLE_TENANT_ROLES, TENANT_ROLES } from '../user/roles.js';
+import type { ServiceSettings } from '../platform/config/settings.js';
+import { ConfigError } from '../platform/config/env.js';
+import { EVERY_ROLE_PERMISSIONS, SERVICE_PERMISSION_GROUPS } from '../kernel/service-permissions.js';
+import { hasAdminRole, SAAS_ROLES, SINGLE_TENANT_ROLES, TENANT_ROLES } from '../kernel/roles.js';
 
 const SERVICE_PERMISSIONS: ReadonlySet<string> = new Set(SERVICE_PERMISSION_GROUPS.flatMap((g) => g.permissions));
 const EVERY_ROLE: ReadonlySet<string> = new Set(EVERY_ROLE_PERMISSIONS);

@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { AccessModule } from '../../access/access.module.js';
+import { createTtlCache } from '../../platform/cache/ttl-cache.js';
+import { AppConfig } from '../../platform/config/app-config.js';
+import { REDIS, type OptionalRedis } from '../../platform/redis/redis.module.js';
+import { UserModule } from '../user/user.module.js';
+import { ApiKeyController } from './api-key.controller.js';
+import { API_KEY_CACHE, ApiKeyService } from './api-key.service.js';
+
+@Module({
+  imports: [UserModule, AccessModule],
+  controllers: [ApiKeyController],
+  providers: [
+    ApiKeyService,
+    { provide: API_KEY_CACHE, inject: [AppConfig, REDIS], useFactory: (config: AppConfig, redis: OptionalRedis) => createTtlCache(config, redis, 'apikey') },
+  ],
+  exports: [ApiKeyService],
+})
+export class ApiKeyModule {}

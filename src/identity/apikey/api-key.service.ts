@@ -1,0 +1,159 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AccessService } from '../../access/access.service.js';
+import type { TtlCache } from '../../platform/cache/ttl-cache.js';
+import { Clock, DAY_MS } from '../../platform/clock/clock.js';
+import { AppError } from '../../kernel/errors.js';
+import { pageRequest, type PageQuery, type PageRequest } from '../../kernel/paging.js';
+import { AppConfig } from '../../platform/config/app-config.js';
+import { DomainEvents } from '../../kernel/domain-events.js';
+import type { SessionData } from '../session/session.types.js';
+import { hasAdminRole, mayManage, rolesWithin } from '../../kernel/roles.js';
+import { UserService } from '../user/user.service.js';
+import { toApiKeyResponse, type CreateApiKeyInput } from './api-key.dto.js';
+import { ApiKeyEntity } from './api-key.entity.js';
+
+export const API_KEY_CACHE = Symbol('API_KEY_CACHE');
+// The spec's API-key session lifetime: validated again after a day.
+const SESSION_TTL_MS = DAY_MS;
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+@Injectable()
+export class ApiKeyService {
+  readonly keyPrefix: string;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(API_KEY_CACHE) private readonly cache: TtlCache<SessionData>,
+    private readonly users: UserService,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+    private readonly events: DomainEvents,
+    private readonly access: AccessService,
+  ) {
+    this.keyPrefix = `sk_${config.env.PROJECT_CODENAME}_`;
+  }
+
+  private get repo() {
+    return this.dataSource.getRepository(ApiKeyEntity);
+  }
+
+  // A new key: 192 random bits after the prefix. The plaintext leaves here once.
+  async create(actor: SessionData, input: CreateApiKeyInput): Promise<{ record: ApiKeyEntity; key: string }> {
+    this.assertEnabled();
+    const roles = input.roles ?? actor.roles;
+    const within = rolesWithin(actor.roles);
+    const beyond = roles.filter((r) => !within.has(r));
+    if (beyond.length || !roles.length) throw new AppError('RoleNotAssignable', `a key cannot have roles you do not have (${beyond.join(', ') || 'none given'})`);
+    // A key limited to some permissions: each one its creator holds now.
+    const permissions = [...new Set(input.permissions ?? [])];
+    const unknown = permissions.filter((p) => !this.access.catalogue.isKnown(p));
+    if (unknown.length) throw new AppError('PermissionUnknown', `no permission "${unknown[0]}"`);
+    const creator = { kind: 'user' as const, storeId: actor.storeId, userId: actor.userId, roles: actor.roles };
+    const held = await Promise.all(permissions.map((p) => this.access.can(creator, p)));
+    const missing = permissions.filter((_p, i) => !held[i]);
+    if (missing.length) throw new AppError('ApiKeyPermissionNotHeld', `a key cannot have permissions you do not hold (${missing.join(', ')})`);
+    if (input.expiresAt && input.expiresAt <= this.clock.now()) throw new AppError('ValidationFailed', 'expiresAt must be in the future');
+
+    const key = this.keyPrefix + randomBytes(24).toString('hex');
+    const record = await this.repo.save({
+      id: randomUUID(),
+      storeId: actor.storeId,
+      userId: actor.userId,
+      name: input.name,
+      prefix: key.slice(0, this.keyPrefix.length + 6),
+      keyHash: hashApiKey(key),
+      roles: [...new Set(roles)],
+      permissions,
+      expiresAt: input.expiresAt ?? null,
+      lastUsedAt: null,
+      createdAt: this.clock.now(),
+    });
+    this.events.emit('apikey.created', { apiKeyId: record.id, storeId: record.storeId, userId: record.userId });
+    return { record, key };
+  }
+
+  // Store admins see the store's keys; anyone else their own. Newest first, a page at a time.
+  async list(actor: SessionData, storeId: string, query: PageQuery): Promise<[ApiKeyEntity[], number, PageRequest]> {
+    const page = pageRequest(query, this.config.settings.paging);
+    const where = hasAdminRole(actor.roles) ? { storeId } : { storeId, userId: actor.userId };
+    const [rows, total] = await this.repo.findAndCount({ where, order: { createdAt: 'DESC', id: 'ASC' }, skip: page.offset, take: page.pageRowCount });
+    return [rows, total, page];
+  }
+
+  // A key is managed by whoever manages its owner (the user-management rule): a tenantAdmin
+  // sees the owner's keys in the list but cannot delete them.
+  async delete(actor: SessionData, storeId: string, id: string): Promise<void> {
+    const key = await this.repo.findOneBy({ storeId, id });
+    if (!key || (key.userId !== actor.userId && !hasAdminRole(actor.roles))) throw new AppError('NotFound', 'no such API key');
+    const owner = await this.users.findById(storeId, key.userId);
+    if (owner && !mayManage(actor, owner)) throw new AppError('Forbidden', 'this key belongs to a user you may not manage');
+    await this.repo.delete({ storeId, id });
+    await this.cache.delete([key.keyHash]);
+    this.events.emit('apikey.deleted', { apiKeyId: id, storeId, userId: key.userId });
+  }
+
+  // The key as its owner sees it in lists: never the key or its hash.
+  async findView(storeId: string, id: string): Promise<ReturnType<typeof toApiKeyResponse> | undefined> {
+    const key = await this.repo.findOneBy({ storeId, id });
+    return key ? toApiKeyResponse(key) : undefined;
+  }
+
+  // The key's session: from the cache (a day at most), or built from the key record and its
+  // owner. Lookup is by the hash of the key, so comparing secrets never happens.
+  async authenticate(key: string): Promise<SessionData> {
+    if (!this.config.settings.apiKeys.enabled || !key.startsWith(this.keyPrefix)) throw invalidKey();
+    const hash = hashApiKey(key);
+    const now = this.clock.now();
+    const cached = await this.cache.get(hash);
+    if (cached) {
+      if (new Date(cached.expiresAt) > now) return cached;
+      await this.cache.delete([hash]);
+    }
+    const record = await this.repo.findOneBy({ keyHash: hash });
+    if (!record || (record.expiresAt && record.expiresAt <= now)) throw invalidKey();
+    const owner = await this.users.findById(record.storeId, record.userId);
+    if (!owner?.isActive) throw invalidKey();
+    // Never more than its owner has now: a demoted owner's key loses the roles it no longer has.
+    const within = rolesWithin(owner.roles);
+    const roles = record.roles.filter((r) => within.has(r));
+    if (!roles.length) throw invalidKey();
+    const expiresAt = new Date(Math.min(now.getTime() + SESSION_TTL_MS, record.expiresAt?.getTime() ?? Infinity));
+    const session: SessionData = {
+      sessionId: record.id,
+      userId: owner.id,
+      storeId: record.storeId,
+      roles,
+      email: owner.email,
+      mobile: owner.mobile,
+      fullname: owner.fullname,
+      expiresAt: expiresAt.toISOString(),
+      principal: 'apiKey',
+      permissions: record.permissions,
+    };
+    await this.cache.set(hash, session, expiresAt.getTime() - now.getTime());
+    // Written once per validation (a day), not per request.
+    await this.repo.update({ storeId: record.storeId, id: record.id }, { lastUsedAt: now });
+    return session;
+  }
+
+  // The owner was deactivated, deleted or given other roles: its keys are validated again on
+  // every replica at once.
+  async forgetOwner(storeId: string, userId: string): Promise<void> {
+    const keys = await this.repo.find({ select: { keyHash: true }, where: { storeId, userId } });
+    await this.cache.delete(keys.map((k) => k.keyHash));
+  }
+
+  private assertEnabled(): void {
+    if (!this.config.settings.apiKeys.enabled) throw new AppError('Forbidden', 'API keys are disabled');
+  }
+}
+
+function invalidKey(): AppError {
+  return new AppError('Unauthorized', 'invalid or expired API key');
+}

@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import bcrypt from 'bcrypt';
+import { AppError } from '../../kernel/errors.js';
+import { AppConfig } from '../../platform/config/app-config.js';
+import { RateLimits } from '../../kernel/rate-limit/rate-limit.js';
+import { SessionService } from '../session/session.service.js';
+import type { PendingFactors, SessionData, SessionMeta } from '../session/session.types.js';
+import type { StoreEntity } from '../store/store.entity.js';
+import { PasswordHasher } from '../user/password.js';
+import type { UserEntity } from '../user/user.entity.js';
+import { UserService } from '../user/user.service.js';
+import { VerificationGate } from '../verification/verification.gate.js';
+import type { LoginInput } from './auth.dto.js';
+import { TokenService } from './token.service.js';
+
+export interface LoginResult {
+  session: SessionData;
+  accessToken: string;
+  userBucketToken: string;
+  expiresAt: Date;
+}
+
+@Injectable()
+export class AuthService {
+  // Compared against when the user does not exist, so both answers take a bcrypt's time.
+  private dummyHash?: Promise<string>;
+
+  constructor(
+    private readonly users: UserService,
+    private readonly passwords: PasswordHasher,
+    private readonly sessions: SessionService,
+    private readonly tokens: TokenService,
+    private readonly limits: RateLimits,
+    private readonly config: AppConfig,
+    private readonly verification: VerificationGate,
+  ) {}
+
+  async login(store: StoreEntity, input: LoginInput, meta: SessionMeta): Promise<LoginResult> {
+    const username = input.username ?? input.email;
+    if (!username || !input.password) throw new AppError('MissingParameters', 'username and password are required');
+    if (!store.isActive) throw new AppError('StoreInactive', `store "${store.codename}" is not active`);
+
+    this.passwords.assertCapacity();
+    await this.limits.consume('loginPerIp', meta.ip ?? 'unknown');
+    // Per user however the username is written: "+1 415 555 2671" and "+14155552671" are one counter.
+    const attemptsKey = `${store.id}:${this.users.loginIdentifier(username)?.value ?? username.trim().toLowerCase()}`;
+    const user = await this.users.findByLoginIdentifier(store.id, username);
+    this.dummyHash ??= bcrypt.hash(randomBytes(16).toString('hex'), this.config.env.BCRYPT_COST);
+    const hash = user?.passwordHash ?? (await this.dummyHash);
+
+    // The attempt is reserved before the hash, atomically: concurrent guesses cannot all slip in
+    // between a read of the counter and its increment.
+    await this.limits.consume('loginPerUsername', attemptsKey);
+    let valid: boolean;
+    try {
+      valid = await this.passwords.verify(input.password, hash);
+    } catch (error) {
+      await this.limits.release('loginPerUsername', attemptsKey); // not evaluated (503): not a guess
+      throw error;
+    }
+    if (!user || !valid) throw new AppError('InvalidCredentials', 'invalid username or password');
+    // Only after the password: these answers tell the account exists. The right password is not
+    // a failure: its attempt is given back, and a login clears the earlier failures too.
+    let pending: PendingFactors;
+    try {
+      pending = this.assertMayLogIn(user);
+    } catch (error) {
+      await this.limits.release('loginPerUsername', attemptsKey);
+      throw error;
+    }
+    await this.limits.reset('loginPerUsername', attemptsKey);
+    return this.startSession(store, user, meta, pending);
+  }
+
+  // A user already proven by other means (a social provider, single sign-on): the same checks
+  // and the same session as a password login.
+  async loginVerified(store: StoreEntity, user: UserEntity, meta: SessionMeta): Promise<LoginResult> {
+    if (!store.isActive) throw new AppError('StoreInactive', `store "${store.codename}" is not active`);
+    const pending = this.assertMayLogIn(user);
+    return this.startSession(store, user, meta, pending);
+  }
+
+  // The login's answer: the spec's session object with both tokens.
+  toResponse(result: LoginResult) {
+    return this.sessions.toResponse(result.session, result.accessToken, result.userBucketToken);
+  }
+
+  // Verification the settings require (403), and the second factors the session must complete.
+  private assertMayLogIn(user: UserEntity): PendingFactors {
+    if (!user.isActive) throw new AppError('UserInactive', 'this account is deactivated');
+    return this.verification.checkLogin(user);
+  }
+
+  // The session cap applies in sessions.create, for every kind of login.
+  private async startSession(store: StoreEntity, user: UserEntity, meta: SessionMeta, pending: PendingFactors): Promise<LoginResult> {
+    const session = await this.sessions.create(user, meta, pending);
+    const expiresAt = new Date(session.expiresAt);
+    const claims = { sessionId: session.sessionId, userId: user.id, storeId: store.id };
+    const [accessToken, userBucketToken] = await Promise.all([
+      this.tokens.issue({ ...claims, use: 'access' }, expiresAt),
+      this.tokens.issue({ ...claims, use: 'bucket' }, expiresAt),
+    ]);
+    return { session, accessToken, userBucketToken, expiresAt };
+  }
+}

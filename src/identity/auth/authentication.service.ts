@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import type { CookieOptions, Response } from 'express';
+import { AppError } from '../../kernel/errors.js';
+import type { ContextRequest } from '../../kernel/request-context.js';
+import { AppConfig } from '../../platform/config/app-config.js';
+import { RemoteSessionService } from '../remote-session/remote-session.service.js';
+import { SessionService } from '../session/session.service.js';
+import type { SessionData } from '../session/session.types.js';
+import { ROOT_CODENAME, type StoreEntity } from '../store/store.entity.js';
+import { accessTokenName, extractApiKey, extractToken } from './token-extractor.js';
+import { TokenService } from './token.service.js';
+
+// Who is calling: the token from the request, verified, and its live session.
+@Injectable()
+export class AuthenticationService {
+  constructor(
+    private readonly tokens: TokenService,
+    private readonly sessions: SessionService,
+    private readonly config: AppConfig,
+    private readonly remote: RemoteSessionService,
+  ) {}
+
+  private readonly apiKeyPrefix = `sk_${this.config.env.PROJECT_CODENAME}_`;
+
+  apiKeyFrom(req: ContextRequest): string | undefined {
+    return this.config.settings.apiKeys.enabled ? extractApiKey(req, this.config.settings.apiKeys, this.apiKeyPrefix) : undefined;
+  }
+
+  // Header and cookie name for the targeted store.
+  tokenName(store: StoreEntity): string {
+    return accessTokenName(this.config.env.PROJECT_CODENAME, store.codename, ROOT_CODENAME);
+  }
+
+  // The login's token as a cookie and a header of the same name, for browsers and for clients
+  // that cannot keep cookies.
+  sendToken(res: Response, store: StoreEntity, accessToken: string, expiresAt: Date): void {
+    const name = this.tokenName(store);
+    res.cookie(name, accessToken, { ...this.cookieOptions(), expires: expiresAt });
+    res.setHeader(name, accessToken);
+  }
+
+  clearToken(res: Response, store: StoreEntity): void {
+    res.clearCookie(this.tokenName(store), this.cookieOptions());
+  }
+
+  private cookieOptions(): CookieOptions {
+    const { COOKIE_SECURE, COOKIE_DOMAIN, NODE_ENV } = this.config.env;
+    return { httpOnly: true, sameSite: 'lax', secure: COOKIE_SECURE ?? NODE_ENV === 'production', domain: COOKIE_DOMAIN, path: '/' };
+  }
+
+  // The store's name first; the root name too, for a super administrator acting in a store.
+  private tokenNames(store: StoreEntity): string[] {
+    const names = [this.tokenName(store)];
+    if (store.codename !== ROOT_CODENAME) names.push(accessTokenName(this.config.env.PROJECT_CODENAME, ROOT_CODENAME, ROOT_CODENAME));
+    return names;
+  }
+
+  // Whether the request carries an access token at all (a bad one is not the same as none).
+  hasToken(req: ContextRequest): boolean {
+    return extractToken(req, this.tokenNames(req.ctx.store!), (v) => v.startsWith(this.apiKeyPrefix)) !== undefined;
+  }
+
+  async authenticate(req: ContextRequest, opts: { bucketToken?: boolean } = {}): Promise<{ session: SessionData; token: string }> {
+    const token = extractToken(req, this.tokenNames(req.ctx.store!), (v) => v.startsWith(this.apiKeyPrefix));
+    if (!token) throw new AppError('Unauthorized', 'no access token');
+    // A token the remote service issued stands for its session there (settings remoteSession).
+    if (this.remote.handles(token)) return { session: await this.remote.authenticate(req.ctx.store!, token), token };
+    const claims = await this.tokens.verify(token);
+    if (claims.use === 'bucket' && !opts.bucketToken) throw new AppError('Unauthorized', 'a bucket token is not an access token');
+    const session = await this.sessions.get(claims.storeId, claims.sessionId);
+    if (!session || session.userId !== claims.userId) throw new AppError('Unauthorized', 'the session has ended');
+    return { session, token };
+  }
+
+  // The session if the request carries a valid token, otherwise nothing (logout).
+  async tryAuthenticate(req: ContextRequest): Promise<SessionData | undefined> {
+    try {
+      return (await this.authenticate(req)).session;
+    } catch (error) {
+      if (error instanceof AppError && error.status === 401) return undefined;
+      throw error;
+    }
+  }
+}

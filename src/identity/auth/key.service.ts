@@ -1,0 +1,124 @@
+import { createPrivateKey, createPublicKey, generateKeyPair, randomUUID, type KeyObject } from 'node:crypto';
+import { promisify } from 'node:util';
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, LessThanOrEqual, MoreThan, type EntityManager } from 'typeorm';
+import { Clock, DAY_MS } from '../../platform/clock/clock.js';
+import { AppConfig } from '../../platform/config/app-config.js';
+import { KeyEncryption } from './key-encryption.js';
+import { SigningKeyEntity } from './signing-key.entity.js';
+
+const generateRsa = promisify(generateKeyPair);
+const KEY_LOCK = 7_311_003;
+
+// The PEM texts are what is published; the KeyObjects, parsed once per key, are what signs and
+// verifies (parsing a PEM on every request was the largest single cost of a verification).
+export interface SigningKey {
+  kid: string;
+  privateKey: string;
+  privateKeyObject: KeyObject;
+  publicKey: string;
+  signUntil: Date;
+}
+
+export interface VerificationKey {
+  kid: string;
+  publicKey: string;
+  publicKeyObject: KeyObject;
+  verifyUntil: Date;
+}
+
+function verificationKey(row: Pick<SigningKeyEntity, 'id' | 'publicKey' | 'verifyUntil'>): VerificationKey {
+  return { kid: row.id, publicKey: row.publicKey, publicKeyObject: createPublicKey(row.publicKey), verifyUntil: row.verifyUntil };
+}
+
+// Signing keys live in the database, shared by every replica. A key signs for
+// `keyRefreshPeriodInDays`, then verifies what it signed for one more token lifetime.
+@Injectable()
+export class KeyService {
+  private readonly encryption: KeyEncryption;
+  private signing?: SigningKey;
+  private pending?: Promise<SigningKey>;
+  private readonly verifying = new Map<string, VerificationKey>();
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {
+    this.encryption = new KeyEncryption(config.env.KEY_ENCRYPTION_SECRET);
+  }
+
+  async signingKey(): Promise<SigningKey> {
+    if (this.signing && this.signing.signUntil > this.clock.now()) return this.signing;
+    // One load per replica at a time, however many logins arrive together.
+    this.pending ??= this.loadOrCreate().finally(() => (this.pending = undefined));
+    this.signing = await this.pending;
+    return this.signing;
+  }
+
+  // A key that may still verify tokens: from memory, or from the database when another replica
+  // created it. Dead keys are refused.
+  async verificationKey(kid: string): Promise<VerificationKey | undefined> {
+    let key = this.verifying.get(kid);
+    if (!key) {
+      const row = await this.dataSource.getRepository(SigningKeyEntity).findOneBy({ id: kid });
+      if (!row) return undefined;
+      key = verificationKey(row);
+      this.verifying.set(kid, key);
+    }
+    return key.verifyUntil > this.clock.now() ? key : undefined;
+  }
+
+  // Every key that still verifies, newest first (the JWKS).
+  async verificationKeys(): Promise<VerificationKey[]> {
+    await this.signingKey(); // there is always a current key to publish
+    const rows = await this.dataSource.getRepository(SigningKeyEntity).find({
+      where: { verifyUntil: MoreThan(this.clock.now()) },
+      order: { createdAt: 'DESC' },
+    });
+    return rows.map((r) => this.verifying.get(r.id) ?? verificationKey(r));
+  }
+
+  private async loadOrCreate(): Promise<SigningKey> {
+    const existing = await this.newestUsable(this.dataSource.manager);
+    if (existing) return this.toSigningKey(existing);
+
+    // Generated outside the lock (it takes a while); dropped if another replica wins.
+    const { publicKey, privateKey } = await generateRsa('rsa', {
+      modulusLength: 2048,
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    });
+    const row = await this.dataSource.transaction(async (m) => {
+      await m.query('SELECT pg_advisory_xact_lock($1)', [KEY_LOCK]);
+      const raced = await this.newestUsable(m);
+      if (raced) return raced;
+      const now = this.clock.now();
+      const { keyRefreshPeriodInDays, tokenPeriodInDays } = this.config.settings;
+      const signUntil = new Date(now.getTime() + keyRefreshPeriodInDays * DAY_MS);
+      return m.getRepository(SigningKeyEntity).save({
+        id: randomUUID(),
+        publicKey,
+        privateKey: this.encryption.seal(privateKey),
+        createdAt: now,
+        signUntil,
+        verifyUntil: new Date(signUntil.getTime() + tokenPeriodInDays * DAY_MS),
+      });
+    });
+    return this.toSigningKey(row);
+  }
+
+  // A key signs from its creation to signUntil: one created at a later time (a clock that was
+  // ahead once) must not take over signing, nor stop rotation until its own signUntil.
+  private newestUsable(m: EntityManager): Promise<SigningKeyEntity | null> {
+    const now = this.clock.now();
+    return m.getRepository(SigningKeyEntity).findOne({ where: { createdAt: LessThanOrEqual(now), signUntil: MoreThan(now) }, order: { createdAt: 'DESC' } });
+  }
+
+  private toSigningKey(row: SigningKeyEntity): SigningKey {
+    this.verifying.set(row.id, verificationKey(row));
+    const privateKey = this.encryption.open(row.privateKey);
+    return { kid: row.id, publicKey: row.publicKey, privateKey, privateKeyObject: createPrivateKey(privateKey), signUntil: row.signUntil };
+  }
+}

@@ -1,0 +1,48 @@
+import { parse as parseCookie } from 'cookie';
+import type { ApiKeySettings } from '../../platform/config/settings.js';
+import type { Request } from 'express';
+
+// `<project>-access-token` at root, `<project>-access-token-<codename>` for a store.
+export function accessTokenName(project: string, codename: string, rootCodename: string): string {
+  return codename === rootCodename ? `${project}-access-token` : `${project}-access-token-${codename}`;
+}
+
+// An API key from the configured place: a bearer value with the key prefix, or a named
+// header, query parameter, cookie or body property.
+export function extractApiKey(req: Request, settings: ApiKeySettings, keyPrefix: string): string | undefined {
+  const { location, fieldName } = settings;
+  let value: unknown;
+  if (location === 'bearer') {
+    const bearer = bearerValue(req);
+    value = bearer?.startsWith(keyPrefix) ? bearer : undefined;
+  } else if (location === 'header') value = req.headers[fieldName.toLowerCase()];
+  else if (location === 'query') value = req.query?.[fieldName];
+  else if (location === 'cookie') value = req.headers.cookie ? parseCookie(req.headers.cookie)[fieldName] : undefined;
+  else value = (req.body as Record<string, unknown> | undefined)?.[fieldName];
+  return typeof value === 'string' && value ? value : undefined;
+}
+
+// The spec's order: query `access_token`, `Authorization: Bearer`, the custom header, the
+// cookie. The first place that holds a token decides; a bad token there is not retried elsewhere.
+// `isApiKey` recognises a bearer value that is an API key, not a JWT.
+export function extractToken(req: Request, names: string[], isApiKey: (value: string) => boolean = () => false): string | undefined {
+  const query = req.query?.access_token;
+  if (typeof query === 'string' && query) return query;
+  const bearer = bearerValue(req);
+  if (bearer && !isApiKey(bearer)) return bearer;
+  for (const name of names) {
+    const header = req.headers[name];
+    if (typeof header === 'string' && header) return header;
+  }
+  if (req.headers.cookie) {
+    const cookies = parseCookie(req.headers.cookie);
+    for (const name of names) {
+      if (cookies[name]) return cookies[name];
+    }
+  }
+  return undefined;
+}
+
+function bearerValue(req: Request): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
+}

@@ -1,0 +1,88 @@
+import { Injectable } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import { Clock } from '../../platform/clock/clock.js';
+import { AppError } from '../../kernel/errors.js';
+import { KeyService } from './key.service.js';
+
+export type TokenUse = 'access' | 'bucket';
+
+export interface TokenClaims {
+  sessionId: string;
+  userId: string;
+  storeId: string;
+  use: TokenUse;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+// Tokens whose signature was verified, by their exact text: the same bytes verify the same way, so
+// a repeat skips the RSA check (the costliest step of an authenticated request). Expiry and the
+// key's validity are still checked on every use; the oldest entry goes first when full.
+const VERIFIED_MAX = 5000;
+
+interface Verified {
+  claims: TokenClaims;
+  kid: string;
+  // seconds since the epoch, as the token's `exp`
+  exp: number;
+}
+
+// RS256 access tokens (and bucket tokens, the same claims for the avatar bucket only).
+// Verification pins the algorithm, requires a known live `kid` and reads time from the Clock.
+@Injectable()
+export class TokenService {
+  private readonly verified = new Map<string, Verified>();
+
+  constructor(
+    private readonly jwt: JwtService,
+    private readonly keys: KeyService,
+    private readonly clock: Clock,
+  ) {}
+
+  async issue(claims: TokenClaims, expiresAt: Date): Promise<string> {
+    const key = await this.keys.signingKey();
+    const iat = Math.floor(this.clock.now().getTime() / 1000);
+    return this.jwt.signAsync(
+      { sessionId: claims.sessionId, userId: claims.userId, storeId: claims.storeId, use: claims.use, iat, exp: Math.floor(expiresAt.getTime() / 1000) },
+      { algorithm: 'RS256', privateKey: key.privateKeyObject, keyid: key.kid },
+    );
+  }
+
+  // The claims of a valid token, or 401.
+  async verify(token: string): Promise<TokenClaims> {
+    const known = this.verified.get(token);
+    if (known) {
+      if (known.exp > this.clock.now().getTime() / 1000 && (await this.keys.verificationKey(known.kid))) return known.claims;
+      this.verified.delete(token);
+      throw invalidToken();
+    }
+    const decoded = this.jwt.decode<{ header?: { alg?: unknown; kid?: unknown } } | null>(token, { complete: true });
+    const kid = decoded?.header?.kid;
+    if (decoded?.header?.alg !== 'RS256' || typeof kid !== 'string' || !UUID.test(kid)) throw invalidToken();
+    const key = await this.keys.verificationKey(kid);
+    if (!key) throw invalidToken();
+    let claims: Record<string, unknown>;
+    try {
+      claims = await this.jwt.verifyAsync(token, {
+        // jsonwebtoken takes a KeyObject as is (the option's type names only PEM text)
+        publicKey: key.publicKeyObject as unknown as string,
+        algorithms: ['RS256'],
+        clockTimestamp: Math.floor(this.clock.now().getTime() / 1000),
+      });
+    } catch {
+      throw invalidToken();
+    }
+    const { sessionId, userId, storeId, use, exp } = claims;
+    if (![sessionId, userId, storeId].every((v) => typeof v === 'string' && UUID.test(v)) || (use !== 'access' && use !== 'bucket') || typeof exp !== 'number') {
+      throw invalidToken();
+    }
+    const valid = { sessionId, userId, storeId, use } as TokenClaims;
+    if (this.verified.size >= VERIFIED_MAX) this.verified.delete(this.verified.keys().next().value!);
+    this.verified.set(token, { claims: valid, kid, exp });
+    return valid;
+  }
+}
+
+function invalidToken(): AppError {
+  return new AppError('Unauthorized', 'invalid or expired token');
+}

@@ -1,0 +1,79 @@
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Clock } from '../../platform/clock/clock.js';
+import { AppError } from '../../kernel/errors.js';
+import type { ContextRequest } from '../../kernel/request-context.js';
+import { AppConfig } from '../../platform/config/app-config.js';
+import { ConfigError } from '../../platform/config/env.js';
+import { MachineTokenError, verifyMachineToken, type VerifiedMachineToken } from './machine-token.js';
+import { UsedTokenIds } from './used-token-ids.js';
+
+// Checks machine tokens against the public keys of the services listed in settings, and the
+// block and allow lists in staging and production.
+@Injectable()
+export class MachineAuthService implements OnModuleInit {
+  private readonly publicKeys = new Map<string, KeyObject>();
+  readonly header: string;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+    private readonly usedIds: UsedTokenIds,
+  ) {
+    this.header = `${config.env.PROJECT_CODENAME}-machine-token`;
+  }
+
+  // In onModuleInit, not the constructor: a ConfigError thrown while Nest builds the providers
+  // would leave the database pool and Redis open; one thrown from init lets createApp close them.
+  onModuleInit(): void {
+    const { config } = this;
+    const problems: string[] = [];
+    for (const service of config.settings.machineTokens.services) {
+      try {
+        const pem = typeof service.publicKey === 'string' ? service.publicKey : config.secretFromEnv(service.publicKey.env);
+        if (!pem) throw new Error('the public key is not set');
+        const key = createPublicKey(pem);
+        if (key.asymmetricKeyType !== 'ed25519') throw new Error('the public key is not Ed25519');
+        this.publicKeys.set(service.name, key);
+      } catch (error) {
+        problems.push(`settings.machineTokens.services: ${service.name}: ${(error as Error).message}`);
+      }
+    }
+    if (problems.length) throw new ConfigError(problems);
+  }
+
+  hasToken(req: ContextRequest): boolean {
+    return typeof req.headers[this.header] === 'string';
+  }
+
+  // The calling service's name, or 401 / 403.
+  async authenticate(req: ContextRequest): Promise<string> {
+    const token = req.headers[this.header];
+    if (typeof token !== 'string' || !token) throw new AppError('Unauthorized', 'a machine token is required');
+    let verified: VerifiedMachineToken;
+    try {
+      verified = await verifyMachineToken(token, {
+        publicKeys: this.publicKeys,
+        method: req.method,
+        path: req.originalUrl,
+        body: req.rawBody,
+        now: this.clock.now(),
+      });
+    } catch (error) {
+      throw new AppError('Unauthorized', `machine token refused: ${error instanceof MachineTokenError ? error.message : 'invalid token'}`);
+    }
+    const { service, jti, exp } = verified;
+    // Claimed only once the signature holds: nobody else can spend a service's jti.
+    if (!(await this.usedIds.claim(`${service}:${jti}`, exp * 1000))) {
+      throw new AppError('Unauthorized', 'machine token refused: already used');
+    }
+    const { NODE_ENV } = this.config.env;
+    if (NODE_ENV === 'staging' || NODE_ENV === 'production') {
+      const { machineToMachineBlockList, allowedM2MClients } = this.config.settings.machineTokens;
+      if (machineToMachineBlockList.includes(service) || (allowedM2MClients.length && !allowedM2MClients.includes(service))) {
+        throw new AppError('MachineClientNotAllowed', `service ${service} may not call this service`);
+      }
+    }
+    return service;
+  }
+}

@@ -1,0 +1,112 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { declareCustomProperties, pickCustomData } from '../../kernel/custom-properties.js';
+import { AppError } from '../../kernel/errors.js';
+import { AppConfig } from '../../platform/config/app-config.js';
+import { DomainEvents } from '../../kernel/domain-events.js';
+import { SocialService } from '../social/social.service.js';
+import { StoreInput } from '../store/store.dto.js';
+import { ROOT_CODENAME, type StoreEntity } from '../store/store.entity.js';
+import { StoreService } from '../store/store.service.js';
+import { levelRoles, TENANT_ROLES } from '../../kernel/roles.js';
+import type { UserProfileInput } from '../user/user.dto.js';
+import type { UserEntity } from '../user/user.entity.js';
+import { UserService } from '../user/user.service.js';
+import type { RegisterStoreOwnerInput, RegisterStoreUserInput } from './registration.dto.js';
+
+const SYSTEM_STORE_FIELDS: ReadonlySet<string> = new Set([
+  'id', 'name', 'codename', 'fullname', 'avatar', 'isActive', 'ownerId', 'storeId', 'customData', 'recordVersion', 'createdAt', 'updatedAt', '_owner',
+]);
+// Two owners registering stores of the same name at once may both pick the same free codename;
+// the loser retries with the next one.
+const CODENAME_ATTEMPTS = 5;
+
+@Injectable()
+export class RegistrationService implements OnModuleInit {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly stores: StoreService,
+    private readonly users: UserService,
+    private readonly events: DomainEvents,
+    private readonly social: SocialService,
+    private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    declareCustomProperties(StoreInput, this.config.settings.customStoreProperties, SYSTEM_STORE_FIELDS, 'customStoreProperties');
+  }
+
+  // A new store and its owner, in one transaction. `origin`: the request's (generated avatars).
+  async registerStoreOwner(target: StoreEntity, input: RegisterStoreOwnerInput, origin: string): Promise<{ user: UserEntity; store: StoreEntity }> {
+    if (target.codename !== ROOT_CODENAME) throw new AppError('RootLevelOnly', 'store owners register at the root level');
+    if (!this.config.settings.tenantRegisterIsPublic) throw new AppError('TenantRegisterNotPublic');
+
+    const prepared = input.socialCode ? undefined : await this.users.prepare(input, origin);
+    const storeData = pickCustomData(input.store, this.config.settings.customStoreProperties);
+    for (let attempt = 1; ; attempt++) {
+      const ownerId = randomUUID();
+      try {
+        const result = await this.dataSource.transaction(async (manager) => {
+          const social = await this.withSocialProfile(target.id, input, manager, origin);
+          const store = await this.stores.create(input.store, storeData, ownerId, manager, origin);
+          const user = await this.users.insert({ id: ownerId, storeId: store.id, roles: [TENANT_ROLES.tenantOwner] }, social?.prepared ?? prepared!, manager);
+          await social?.link(store.id, user.id, manager);
+          return { store, user };
+        });
+        this.events.emit('store.created', { storeId: result.store.id, ownerId });
+        this.events.emit('user.created', { userId: ownerId, storeId: result.store.id });
+        return result;
+      } catch (error) {
+        if (attempt < CODENAME_ATTEMPTS && isCodenameConflict(error)) continue;
+        throw error;
+      }
+    }
+  }
+
+  async registerStoreUser(target: StoreEntity, input: RegisterStoreUserInput, origin: string): Promise<UserEntity> {
+    // A single-tenant deployment registers its users in its one organisation, the root store.
+    const single = this.config.settings.tenancy === 'single';
+    if (target.codename === ROOT_CODENAME && !single) throw new AppError('StoreLevelOnly', 'users register in a store: target one with svc-store-codename');
+    if (!target.isActive) throw new AppError('StoreInactive', `store "${target.codename}" is not active`);
+    const roles = [levelRoles(this.config.settings.tenancy, target.codename === ROOT_CODENAME).user];
+    if (!input.socialCode) return this.users.create({ storeId: target.id, roles }, input, origin);
+    const user = await this.dataSource.transaction(async (manager) => {
+      const social = (await this.withSocialProfile(target.id, input, manager, origin))!;
+      const created = await this.users.insert({ storeId: target.id, roles }, social.prepared, manager);
+      await social.link(target.id, created.id, manager);
+      return created;
+    });
+    this.events.emit('user.created', { userId: user.id, storeId: user.storeId });
+    return user;
+  }
+
+  // A registration carrying a socialCode: the code is used up in the caller's transaction (a
+  // refused registration keeps it), fields the person left out come from the provider, no
+  // password is needed, and the email counts as verified only when the provider verified
+  // that same address.
+  private async withSocialProfile(storeId: string, input: RegisterStoreUserInput, manager: EntityManager, origin: string) {
+    if (!input.socialCode) return undefined;
+    const { socialCode, ...fields } = input;
+    const claimed = await this.social.claim(storeId, socialCode, manager);
+    const p = claimed.profile;
+    const view = this.users.view;
+    const merged: UserProfileInput = {
+      ...fields,
+      ...(view.hasEmail && { email: fields.email ?? p.email }),
+      ...(!view.namePair && { fullname: fields.fullname ?? p.fullname }),
+      avatar: fields.avatar ?? p.avatar,
+      // Unknown to anyone: the account signs in through its provider until a password reset.
+      password: fields.password ?? randomBytes(32).toString('base64url'),
+    };
+    const prepared = await this.users.prepare(merged, origin);
+    const emailVerified = !!p.email && p.emailVerified && prepared.email === p.email;
+    return { prepared: { ...prepared, ...(emailVerified && { emailVerified }) }, link: claimed.link };
+  }
+}
+
+function isCodenameConflict(error: unknown): boolean {
+  const e = error as { driverError?: { code?: string; constraint?: string } };
+  return e.driverError?.code === '23505' && e.driverError.constraint === 'stores_codename_key';
+}

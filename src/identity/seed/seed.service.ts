@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { PinoLogger } from 'nestjs-pino';
+import { DataSource } from 'typeorm';
+import { AvatarService } from '../avatar/avatar.service.js';
+import { AppConfig } from '../../platform/config/app-config.js';
+import { ConfigError } from '../../platform/config/env.js';
+import { ROOT_CODENAME } from '../store/store.entity.js';
+import { StoreService } from '../store/store.service.js';
+import { looksLikeMobile, normalizeMobile } from '../user/mobile.js';
+import { checkPasswordPolicy, PasswordHasher } from '../user/password.js';
+import { SAAS_ROLES, TENANT_ROLES } from '../../kernel/roles.js';
+import { SYSTEM_USER_FIELDS } from '../user/user.dto.js';
+import { UserService } from '../user/user.service.js';
+
+export const DEFAULT_SUPER_ADMIN_EMAIL = 'admin@example.com';
+export const DEFAULT_SUPER_ADMIN_PASSWORD = 'superadmin-change-me';
+// Placeholders for identifiers the settings require but the configuration does not give;
+// replaced by the administrator after the first login.
+export const PLACEHOLDER_MOBILE = '+12015550123';
+export const PLACEHOLDER_EMAIL = 'superadmin@placeholder.invalid';
+
+const SEED_LOCK = 7_311_002;
+
+interface AdminIdentity {
+  email: string | null;
+  mobile: string | null;
+}
+
+// Creates, once, what a deployment starts with: the root store, the super administrator and (not
+// in a single-tenant deployment) a sample store whose owner logs in like the super administrator.
+// Safe when replicas boot together.
+@Injectable()
+export class SeedService implements OnApplicationBootstrap {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly stores: StoreService,
+    private readonly users: UserService,
+    private readonly passwords: PasswordHasher,
+    private readonly avatars: AvatarService,
+    private readonly config: AppConfig,
+    private readonly logger: PinoLogger,
+  ) {
+    logger.setContext(SeedService.name);
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const identity = this.adminIdentity();
+    const password = this.config.env.SUPER_ADMIN_PASSWORD ?? DEFAULT_SUPER_ADMIN_PASSWORD;
+    if (!this.config.env.SUPER_ADMIN_PASSWORD) {
+      if (this.config.env.NODE_ENV === 'production') throw new ConfigError(['SUPER_ADMIN_PASSWORD must be set in production']);
+      this.logger.warn('SUPER_ADMIN_PASSWORD is not set: the super administrator has the documented default password');
+    }
+    try {
+      checkPasswordPolicy(password);
+    } catch (error) {
+      throw new ConfigError([`SUPER_ADMIN_PASSWORD: ${(error as Error).message}`]);
+    }
+    await this.dataSource.transaction(async (m) => {
+      await m.query('SELECT pg_advisory_xact_lock($1)', [SEED_LOCK]);
+      const root =
+        (await this.stores.findByCodename(ROOT_CODENAME, m)) ??
+        (await this.stores.insertSeeded({ codename: ROOT_CODENAME, name: 'Root', fullname: 'SaaS level' }, null, m));
+      let admin = await this.users.findByRole(root.id, SAAS_ROLES.superAdmin, m);
+      if (!admin) {
+        const fields = { ...identity, ...this.names(), passwordHash: await this.passwords.hash(password), customData: this.superAdminData() };
+        admin = await this.users.insert({ storeId: root.id, roles: [SAAS_ROLES.superAdmin] }, this.withAvatar(fields), m);
+        this.logger.info({ userId: admin.id }, 'super administrator created');
+      }
+      // A single-tenant deployment is one organisation: no sample store beside it.
+      const sample = this.config.settings.sampleStore;
+      const withSample = sample.enabled && this.config.settings.tenancy === 'multi';
+      if (withSample && !(await this.stores.findByCodename(sample.codename, m))) {
+        const ownerId = randomUUID();
+        const store = await this.stores.insertSeeded(sample, ownerId, m);
+        const fields = { email: admin.email, mobile: admin.mobile, ...this.names(), passwordHash: admin.passwordHash, customData: {} };
+        await this.users.insert({ id: ownerId, storeId: store.id, roles: [TENANT_ROLES.tenantOwner] }, this.withAvatar(fields), m);
+        this.logger.info({ storeId: store.id }, 'sample store created');
+      }
+    });
+  }
+
+  private names() {
+    const namePair = this.config.settings.userNameType === 'asNamePair';
+    return { fullname: 'Super Admin', name: namePair ? 'Super' : null, surname: namePair ? 'Admin' : null };
+  }
+
+  private withAvatar<T extends object>(fields: T): T & { avatar: string } {
+    return { ...fields, avatar: this.avatars.generate() };
+  }
+
+  // The spec's rules: the identifier goes in the primary column; a mobile primary with the
+  // default identifier gets a placeholder number; a required secondary gets a placeholder.
+  private adminIdentity(): AdminIdentity {
+    const s = this.config.settings;
+    const given = this.config.env.SUPER_ADMIN_IDENTIFIER;
+    const identifier = given ?? DEFAULT_SUPER_ADMIN_EMAIL;
+    const asMobile = (value: string) => {
+      try {
+        return normalizeMobile(value, s.defaultMobileRegion, 'SUPER_ADMIN_IDENTIFIER');
+      } catch {
+        throw new ConfigError([`SUPER_ADMIN_IDENTIFIER=${JSON.stringify(value)}: must be a mobile number (E.164) when mobile is the primary identifier`]);
+      }
+    };
+    const asEmail = (value: string) => {
+      if (!/^[^\s@]+@[^\s@]+$/.test(value)) throw new ConfigError([`SUPER_ADMIN_IDENTIFIER=${JSON.stringify(value)}: must be an email address`]);
+      return value.toLowerCase();
+    };
+    const requiredSecondary = s.secondaryIdentifierPresence === 'required';
+    switch (s.primaryLoginIdentifier) {
+      case 'email':
+        return { email: asEmail(identifier), mobile: requiredSecondary ? PLACEHOLDER_MOBILE : null };
+      case 'mobile':
+        return { email: requiredSecondary ? PLACEHOLDER_EMAIL : null, mobile: given ? asMobile(given) : PLACEHOLDER_MOBILE };
+      case 'emailOrMobile': {
+        const isMobile = looksLikeMobile(identifier);
+        const both = s.dualIdentifierRegistration === 'both';
+        return isMobile
+          ? { email: both ? PLACEHOLDER_EMAIL : null, mobile: asMobile(identifier) }
+          : { email: asEmail(identifier), mobile: both ? PLACEHOLDER_MOBILE : null };
+      }
+    }
+  }
+
+  private superAdminData(): Record<string, unknown> {
+    const data = this.config.settings.superAdminData;
+    const clashes = data.filter((d) => SYSTEM_USER_FIELDS.has(d.name)).map((d) => `settings.superAdminData: "${d.name}" collides with a system field`);
+    if (clashes.length) throw new ConfigError(clashes);
+    return Object.fromEntries(data.map((d) => [d.name, d.value]));
+  }
+}

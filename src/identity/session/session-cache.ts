@@ -1,0 +1,13 @@
+import { createTtlCache, TtlCache } from '../../platform/cache/ttl-cache.js';
+import { AppConfig } from '../../platform/config/app-config.js';
+import { REDIS, type OptionalRedis } from '../../platform/redis/redis.module.js';
+import type { SessionData } from './session.types.js';
+
+// Copies of sessions, keyed by session id.
+export abstract class SessionCache extends TtlCache<SessionData> {}
+
+export const sessionCacheProvider = {
+  provide: SessionCache,
+  inject: [AppConfig, REDIS],
+  useFactory: (config: AppConfig, redis: OptionalRedis) => createTtlCache<SessionData>(config, redis, 'session'),
+};

@@ -1,0 +1,73 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, In, MoreThan, Not, type EntityManager } from 'typeorm';
+import type { PageRequest } from '../../kernel/paging.js';
+import { SessionEntity } from './session.entity.js';
+
+// Tenant-level: store id first.
+@Injectable()
+export class SessionRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  private repo(manager?: EntityManager) {
+    return (manager ?? this.dataSource.manager).getRepository(SessionEntity);
+  }
+
+  // A login's statements (this insert, deleteExpired, idsBeyond) are plain SQL: TypeORM's save
+  // read the row by id before inserting it, and its query builder cost more CPU than the
+  // statements themselves (bench:auth's login storm).
+  async insert(storeId: string, session: Omit<SessionEntity, 'storeId'>): Promise<SessionEntity> {
+    const row = Object.assign(new SessionEntity(), session, { storeId });
+    await this.dataSource.query(
+      `INSERT INTO "sessions" ("id", "storeId", "userId", "createdAt", "expiresAt", "ip", "userAgent", "ssoUserId", "needsEmail2FA", "needsMobile2FA")
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [row.id, storeId, row.userId, row.createdAt, row.expiresAt, row.ip, row.userAgent, row.ssoUserId, row.needsEmail2FA, row.needsMobile2FA],
+    );
+    return row;
+  }
+
+  findById(storeId: string, id: string): Promise<SessionEntity | null> {
+    return this.repo().findOneBy({ storeId, id });
+  }
+
+  // Live ones when `now` is given; all of them otherwise (to drop every cached copy).
+  listForUser(storeId: string, userId: string, now?: Date): Promise<SessionEntity[]> {
+    return this.repo().find({ where: { storeId, userId, ...(now && { expiresAt: MoreThan(now) }) }, order: { createdAt: 'DESC' } });
+  }
+
+  // One page of the user's live sessions, newest first, and how many there are.
+  pageForUser(storeId: string, userId: string, now: Date, page: PageRequest): Promise<[SessionEntity[], number]> {
+    return this.repo().findAndCount({ where: { storeId, userId, expiresAt: MoreThan(now) }, order: { createdAt: 'DESC', id: 'ASC' }, skip: page.offset, take: page.pageRowCount });
+  }
+
+  // The user's sessions after the newest `keep`: the ones a cap ends.
+  async idsBeyond(storeId: string, userId: string, keep: number): Promise<string[]> {
+    const rows: { id: string }[] = await this.dataSource.query(
+      'SELECT "id" FROM "sessions" WHERE "storeId" = $1 AND "userId" = $2 ORDER BY "createdAt" DESC, "id" ASC OFFSET $3',
+      [storeId, userId, keep],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  async clearFactor(storeId: string, id: string, flag: 'needsEmail2FA' | 'needsMobile2FA'): Promise<void> {
+    await this.repo().update({ storeId, id }, { [flag]: false });
+  }
+
+  async deleteExpired(storeId: string, userId: string, now: Date): Promise<void> {
+    await this.dataSource.query('DELETE FROM "sessions" WHERE "storeId" = $1 AND "userId" = $2 AND "expiresAt" <= $3', [storeId, userId, now]);
+  }
+
+  // Deletes and returns the ids deleted, so their cached copies can go too.
+  async deleteWhere(storeId: string, where: { id?: string; ids?: string[]; userId?: string; exceptId?: string }, manager?: EntityManager): Promise<string[]> {
+    const criteria = {
+      storeId,
+      ...(where.id && { id: where.id }),
+      ...(where.ids && { id: In(where.ids) }),
+      ...(where.userId && { userId: where.userId }),
+      ...(where.exceptId && { id: Not(where.exceptId) }),
+    };
+    const rows = await this.repo(manager).find({ select: { id: true }, where: criteria });
+    if (rows.length) await this.repo(manager).delete(rows.map((r) => r.id));
+    return rows.map((r) => r.id);
+  }
+}

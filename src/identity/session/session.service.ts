@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { Clock, DAY_MS } from '../../platform/clock/clock.js';
+import { pageRequest, type PageQuery, type PageRequest } from '../../kernel/paging.js';
+import { AppConfig } from '../../platform/config/app-config.js';
+import { DomainEvents } from '../../kernel/domain-events.js';
+import type { UserEntity } from '../user/user.entity.js';
+import { UserService } from '../user/user.service.js';
+import { SessionCache } from './session-cache.js';
+import type { SessionEntity } from './session.entity.js';
+import { SessionRepository } from './session.repository.js';
+import { toSessionResponse } from './session.dto.js';
+import type { PendingFactors, SessionData, SessionMeta } from './session.types.js';
+
+@Injectable()
+export class SessionService {
+  constructor(
+    private readonly sessions: SessionRepository,
+    private readonly cache: SessionCache,
+    private readonly users: UserService,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+    private readonly events: DomainEvents,
+  ) {}
+
+  async create(user: UserEntity, meta: SessionMeta, pending: PendingFactors = { email2FA: false, mobile2FA: false }): Promise<SessionData> {
+    const now = this.clock.now();
+    // Expired rows of this user go as a new one comes, so they never pile up.
+    await this.sessions.deleteExpired(user.storeId, user.id, now);
+    const row = await this.sessions.insert(user.storeId, {
+      id: randomUUID(),
+      userId: user.id,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + (meta.lifetimeMs ?? this.config.settings.tokenPeriodInDays * DAY_MS)),
+      ip: meta.ip?.slice(0, 64) ?? null,
+      userAgent: meta.userAgent?.slice(0, 512) ?? null,
+      ssoUserId: meta.ssoUserId?.slice(0, 255) ?? null,
+      needsEmail2FA: pending.email2FA,
+      needsMobile2FA: pending.mobile2FA,
+    });
+    // At the cap the oldest sessions end, so a login always succeeds and forgotten devices go
+    // first. Concurrent logins may each end the same old rows; none ends a newer one.
+    const beyond = await this.sessions.idsBeyond(user.storeId, user.id, this.config.settings.maxSessionsPerUser);
+    if (beyond.length) await this.end(user.storeId, { ids: beyond });
+    return this.remember(row, user);
+  }
+
+  // The live session, from the cache or the database; undefined when it ended, expired or its
+  // user was deactivated.
+  async get(storeId: string, sessionId: string): Promise<SessionData | undefined> {
+    const now = this.clock.now();
+    const cached = await this.cache.get(sessionId);
+    if (cached) return cached.storeId === storeId && new Date(cached.expiresAt) > now ? cached : undefined;
+    const row = await this.sessions.findById(storeId, sessionId);
+    if (!row || row.expiresAt <= now) return undefined;
+    const user = await this.users.findById(storeId, row.userId);
+    if (!user?.isActive) return undefined;
+    return this.remember(row, user);
+  }
+
+  // One page of the user's live sessions, newest first.
+  async list(storeId: string, userId: string, query: PageQuery): Promise<[SessionEntity[], number, PageRequest]> {
+    const page = pageRequest(query, this.config.settings.paging);
+    const [rows, total] = await this.sessions.pageForUser(storeId, userId, this.clock.now(), page);
+    return [rows, total, page];
+  }
+
+  // Ends sessions everywhere: rows first, then every cached copy.
+  async end(storeId: string, where: { id?: string; ids?: string[]; userId?: string; exceptId?: string }): Promise<number> {
+    const ids = await this.sessions.deleteWhere(storeId, where);
+    await this.cache.delete(ids);
+    // Open event streams of these sessions end on every replica.
+    if (ids.length) this.events.emit('session.ended', { storeId, sessionIds: ids });
+    return ids.length;
+  }
+
+  // A second factor completed: the row first, then every cached copy, so each replica reads
+  // the cleared flag. The session as it is now, or undefined when it has ended meanwhile.
+  async completeSecondFactor(storeId: string, sessionId: string, factor: 'email' | 'mobile'): Promise<SessionData | undefined> {
+    await this.sessions.clearFactor(storeId, sessionId, factor === 'email' ? 'needsEmail2FA' : 'needsMobile2FA');
+    await this.cache.delete([sessionId]);
+    return this.get(storeId, sessionId);
+  }
+
+  // The spec's session object.
+  toResponse(session: SessionData, accessToken?: string, userBucketToken?: string) {
+    return toSessionResponse(session, { multipleRoles: this.config.settings.usersHaveMultipleRoles }, accessToken, userBucketToken);
+  }
+
+  // After a user's name or roles change: cached copies are dropped and rebuilt on next use.
+  async forgetCached(storeId: string, userId: string): Promise<void> {
+    const rows = await this.sessions.listForUser(storeId, userId);
+    await this.cache.delete(rows.map((r) => r.id));
+  }
+
+  private async remember(row: SessionEntity, user: UserEntity): Promise<SessionData> {
+    const data: SessionData = {
+      sessionId: row.id,
+      userId: user.id,
+      storeId: row.storeId,
+      roles: user.roles,
+      email: user.email,
+      mobile: user.mobile,
+      fullname: user.fullname,
+      expiresAt: row.expiresAt.toISOString(),
+      ...(row.ssoUserId && { ssoUserId: row.ssoUserId }),
+      ...(row.needsEmail2FA && { sessionNeedsEmail2FA: true }),
+      ...(row.needsMobile2FA && { sessionNeedsMobile2FA: true }),
+    };
+    await this.cache.set(data.sessionId, data, row.expiresAt.getTime() - this.clock.now().getTime());
+    return data;
+  }
+}

@@ -1,0 +1,164 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { PinoLogger } from 'nestjs-pino';
+import { AppConfig } from '../../platform/config/app-config.js';
+import type { EntityManager } from 'typeorm';
+import { AuthService, type LoginResult } from '../auth/auth.service.js';
+import { Clock } from '../../platform/clock/clock.js';
+import type { SessionMeta } from '../session/session.types.js';
+import type { StoreEntity } from '../store/store.entity.js';
+import { UserService } from '../user/user.service.js';
+import { SocialRepository } from './social.repository.js';
+import type { SocialProfile } from './social-profile.js';
+import type { ResolvedSocialLogin } from '../../platform/config/social-secrets.js';
+import { redirectNotAllowed, socialCodeInvalid, type SocialFailure } from './social.errors.js';
+import { providerFailure } from './provider-failure.js';
+
+export const SOCIAL_CODE_TTL_MS = 180_000;
+// Time a person has at the provider's pages.
+const STATE_TTL_MS = 10 * 60_000;
+
+// A redirect to a provider in progress, kept under the hash of its `state`.
+export interface SocialFlow {
+  provider: string;
+  storeId: string;
+  redirectUrl: string;
+  verifier?: string;
+  nonce?: string;
+  startedAt: number;
+}
+
+// What a `socialCode` stands for.
+interface CodePayload {
+  provider: string;
+  profile: SocialProfile;
+  // Single sign-on: the user id the session exposes, the session's lifetime, the round trip.
+  ssoUserId?: string;
+  lifetimeMs?: number;
+  ssoTime?: number;
+  // What clients see as `provider` when it differs from the link key (single sign-on's `ssoName`).
+  providerName?: string;
+}
+
+export type SocialResult =
+  | { type: 'login'; login: LoginResult; ssoTime?: number }
+  | { type: 'RegisterNeededForSocialLogin'; socialCode: string; accountInfo: Record<string, unknown> };
+
+// What a registration takes from a socialCode.
+export interface ClaimedSocialProfile {
+  provider: string;
+  profile: SocialProfile;
+  // Links the new user to the provider account; call inside the user's transaction.
+  link(storeId: string, userId: string, manager?: EntityManager): Promise<void>;
+}
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+
+@Injectable()
+export class SocialService {
+  constructor(
+    private readonly repo: SocialRepository,
+    private readonly users: UserService,
+    private readonly auth: AuthService,
+    private readonly clock: Clock,
+    private readonly logger: PinoLogger,
+    config: AppConfig,
+  ) {
+    this.resolved = config.socialLogin;
+    logger.setContext(SocialService.name);
+  }
+
+  private readonly resolved: ResolvedSocialLogin;
+
+  // The client's callback address: the configured one, and only exactly it.
+  redirectUrl(requested?: string, configured = this.resolved.redirectUrl): string {
+    if (!configured) throw redirectNotAllowed();
+    if (requested !== undefined && requested !== configured) throw redirectNotAllowed();
+    return configured;
+  }
+
+  // A new `state` bound to the targeted store; the PKCE verifier and nonce stay server-side.
+  async beginFlow(flow: Omit<SocialFlow, 'startedAt'>): Promise<string> {
+    const state = randomBytes(32).toString('base64url');
+    const now = this.clock.now();
+    await this.repo.insertCode(flow.storeId, { codeHash: sha256(state), kind: 'state', payload: { ...flow, startedAt: now.getTime() }, expiresAt: new Date(now.getTime() + STATE_TTL_MS) }, now);
+    return state;
+  }
+
+  // The flow of a `state`, once: a replayed or forged state finds nothing.
+  async takeFlow(state: unknown, provider: string): Promise<SocialFlow | undefined> {
+    if (typeof state !== 'string' || !state || state.length > 200) return undefined;
+    const row = await this.repo.take(null, sha256(state), 'state');
+    if (!row || row.expiresAt <= this.clock.now()) return undefined;
+    const flow = row.payload as unknown as SocialFlow;
+    return flow.provider === provider ? flow : undefined;
+  }
+
+  // The provider proved who this is: a socialCode for the client, in the redirect address.
+  async finishFlow(flow: SocialFlow, profile: SocialProfile, extra: Omit<CodePayload, 'provider' | 'profile'> = {}): Promise<string> {
+    const socialCode = await this.issueCode(flow.storeId, { provider: flow.provider, profile, ...extra });
+    return withQuery(flow.redirectUrl, { provider: extra.providerName ?? flow.provider, socialCode });
+  }
+
+  failureRedirect(provider: string, error: SocialFailure, flow?: SocialFlow): string {
+    return withQuery(flow?.redirectUrl ?? this.redirectUrl(), { provider, error });
+  }
+
+  // The browser only hears `provider_error`: the operator reads why here (social login and
+  // single sign-on). `secrets` are the exchange's values (code, client secret, verifier), masked
+  // should a message quote them.
+  providerFailed(provider: string, stage: string, err: unknown, at: { requestId?: string; secrets?: readonly (string | undefined)[] } = {}): void {
+    this.logger.warn({ provider, stage, requestId: at.requestId, ...providerFailure(err, at.secrets) }, 'sign-in failed at the provider');
+  }
+
+  // POST /auth/social-login-result: the session of the linked user, or what registration needs.
+  async result(store: StoreEntity, socialCode: string, meta: SessionMeta): Promise<SocialResult> {
+    const payload = await this.redeem(store.id, socialCode);
+    const identity = await this.repo.findIdentity(store.id, payload.provider, payload.profile.providerUserId);
+    const user = identity && (await this.users.findById(store.id, identity.userId));
+    if (user) {
+      const login = await this.auth.loginVerified(store, user, { ...meta, ssoUserId: payload.ssoUserId, lifetimeMs: payload.lifetimeMs });
+      return { type: 'login', login, ...(payload.ssoTime !== undefined && { ssoTime: payload.ssoTime }) };
+    }
+    // Never linked by email: the person registers (an existing email is refused there) and the
+    // account is linked then.
+    const next = await this.issueCode(store.id, payload);
+    const p = payload.profile;
+    return {
+      type: 'RegisterNeededForSocialLogin',
+      socialCode: next,
+      accountInfo: { provider: payload.providerName ?? payload.provider, ...(p.email && { email: p.email, emailVerified: p.emailVerified }), ...(p.fullname && { fullname: p.fullname }), ...(p.avatar && { avatar: p.avatar }) },
+    };
+  }
+
+  // Registration with a socialCode: the provider's profile, and how to link the new user.
+  async claim(storeId: string, socialCode: string, manager?: EntityManager): Promise<ClaimedSocialProfile> {
+    const payload = await this.redeem(storeId, socialCode, manager);
+    return {
+      provider: payload.provider,
+      profile: payload.profile,
+      link: (userStoreId, userId, manager) =>
+        this.repo.insertIdentity(userStoreId, { id: randomUUID(), userId, provider: payload.provider, providerUserId: payload.profile.providerUserId, createdAt: this.clock.now() }, manager),
+    };
+  }
+
+  private async issueCode(storeId: string, payload: CodePayload): Promise<string> {
+    const code = randomBytes(32).toString('base64url');
+    const now = this.clock.now();
+    await this.repo.insertCode(storeId, { codeHash: sha256(code), kind: 'code', payload: payload as unknown as Record<string, unknown>, expiresAt: new Date(now.getTime() + SOCIAL_CODE_TTL_MS) }, now);
+    return code;
+  }
+
+  // Single use, in the store it was issued for, within 180 s.
+  private async redeem(storeId: string, socialCode: string, manager?: EntityManager): Promise<CodePayload> {
+    const row = await this.repo.take(storeId, sha256(socialCode), 'code', manager);
+    if (!row || row.expiresAt <= this.clock.now()) throw socialCodeInvalid();
+    return row.payload as unknown as CodePayload;
+  }
+}
+
+function withQuery(address: string, params: Record<string, string>): string {
+  const url = new URL(address);
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  return url.toString();
+}

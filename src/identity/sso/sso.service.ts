@@ -1,0 +1,162 @@
+import { Injectable } from '@nestjs/common';
+import type * as Oidc from 'openid-client';
+import { Clock } from '../../platform/clock/clock.js';
+import { AppConfig } from '../../platform/config/app-config.js';
+import { SocialService } from '../social/social.service.js';
+import type { StoreEntity } from '../store/store.entity.js';
+import type { ResolvedSso } from '../../platform/config/social-secrets.js';
+import { ssoNotConfigured, ssoProviderUnavailable } from './sso.errors.js';
+
+// The key of the flow and of linked identities: stable when `ssoName` (what clients see) changes.
+const PROVIDER = 'sso';
+
+type Claims = Record<string, unknown>;
+
+// The request being answered, as far as the flow needs it.
+export interface SsoRequest {
+  // Where it was sent (scheme and host): the callback's address when none is configured.
+  origin: string;
+  requestId?: string;
+}
+
+// The OpenID Connect client is loaded at the first sign-on, not at boot (most deployments
+// configure none).
+let library: Promise<typeof Oidc> | undefined;
+const openidClient = (): Promise<typeof Oidc> => (library ??= import('openid-client'));
+
+// Single sign-on with an OpenID Connect provider: authorization code with PKCE and a nonce,
+// then the same socialCode hand-over as social login. The service issues its own JWT after.
+@Injectable()
+export class SsoService {
+  private configuration?: Promise<Oidc.Configuration>;
+
+  constructor(
+    private readonly social: SocialService,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+  ) {
+    this.sso = config.sso;
+  }
+
+  private readonly sso: ResolvedSso | null;
+
+  // The provider's authorization address for this store.
+  async start(store: StoreEntity, requestedRedirect: string | undefined, req: SsoRequest): Promise<string> {
+    const sso = this.settings();
+    const redirectUrl = this.social.redirectUrl(requestedRedirect);
+    const oidc = await openidClient();
+    const configuration = await this.client().catch((err: unknown) => {
+      this.social.providerFailed(sso.ssoName, 'discovery', err, { requestId: req.requestId });
+      throw ssoProviderUnavailable();
+    });
+    const verifier = oidc.randomPKCECodeVerifier();
+    const nonce = oidc.randomNonce();
+    const state = await this.social.beginFlow({ provider: PROVIDER, storeId: store.id, redirectUrl, verifier, nonce });
+    return oidc
+      .buildAuthorizationUrl(configuration, {
+        redirect_uri: this.callbackUrl(req.origin),
+        scope: (sso.scopes ?? ['openid', 'email', 'profile']).join(' '),
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        state,
+        nonce,
+      })
+      .toString();
+  }
+
+  // The provider's return: the client's callback address with a socialCode, or an error.
+  async callback(originalUrl: string, req: SsoRequest): Promise<string> {
+    const { settings: sso, clientSecret } = this.resolved();
+    // openid-client sends the token request's redirect_uri from this URL: the address the
+    // authorization request named, not the one this request reached (behind a proxy or under a
+    // path prefix they differ, and the provider refuses the code).
+    const current = new URL(this.callbackUrl(req.origin));
+    current.search = new URL(originalUrl, req.origin).search;
+    const params = current.searchParams;
+    const flow = await this.social.takeFlow(params.get('state'), PROVIDER);
+    if (!flow) return this.social.failureRedirect(sso.ssoName, 'state_mismatch');
+    if (params.get('error')) {
+      // The person declining is no fault; any other error is the provider's or its settings'.
+      if (params.get('error') !== 'access_denied') this.social.providerFailed(sso.ssoName, 'authorization', { error: params.get('error'), error_description: params.get('error_description') }, { requestId: req.requestId });
+      return this.social.failureRedirect(sso.ssoName, 'access_denied', flow);
+    }
+    let profile: Claims;
+    let stage = 'discovery';
+    try {
+      const oidc = await openidClient();
+      const configuration = await this.client();
+      stage = 'token';
+      const tokens = await oidc.authorizationCodeGrant(configuration, current, { pkceCodeVerifier: flow.verifier, expectedState: params.get('state')!, expectedNonce: flow.nonce });
+      stage = 'userinfo';
+      const idClaims = (tokens.claims() ?? {}) as Claims;
+      const info = configuration.serverMetadata().userinfo_endpoint
+        ? await oidc.fetchUserInfo(configuration, tokens.access_token, typeof idClaims.sub === 'string' ? idClaims.sub : oidc.skipSubjectCheck)
+        : {};
+      profile = { ...idClaims, ...info };
+    } catch (err) {
+      this.social.providerFailed(sso.ssoName, stage, err, { requestId: req.requestId, secrets: [params.get('code') ?? undefined, clientSecret, flow.verifier, flow.nonce] });
+      return this.social.failureRedirect(sso.ssoName, 'provider_error', flow);
+    }
+    // The round trip: from GET /sso/login (the flow's start) to this callback's completion.
+    const ssoTime = Math.max(0, this.clock.now().getTime() - flow.startedAt);
+    const pick = (key: string | undefined) => (key && typeof profile[key] === 'string' ? (profile[key] as string) : typeof profile[key!] === 'number' ? String(profile[key!]) : undefined);
+    const sub = pick('sub');
+    if (!sub) {
+      this.social.providerFailed(sso.ssoName, 'userinfo', { error: 'no_subject', message: 'the ID token and the userinfo answer carry no sub claim' }, { requestId: req.requestId });
+      return this.social.failureRedirect(sso.ssoName, 'provider_error', flow);
+    }
+    const email = pick(sso.emailPropertyInProfile)?.toLowerCase();
+    const ssoUserId = pick(sso.ssoUserIdPropertyInProfile) ?? sub;
+    return this.social.finishFlow(
+      { ...flow, provider: PROVIDER },
+      {
+        providerUserId: sub.slice(0, 255),
+        ...(email && { email }),
+        emailVerified: !!email && profile.email_verified === true,
+        ...((pick(sso.userNamePropertyInProfile) ?? pick('name')) && { fullname: (pick(sso.userNamePropertyInProfile) ?? pick('name'))!.slice(0, 200) }),
+      },
+      { ssoUserId: ssoUserId.slice(0, 255), lifetimeMs: sso.tokenPeriodInMinutes * 60_000, ssoTime, providerName: sso.ssoName },
+    );
+  }
+
+  private settings() {
+    return this.resolved().settings;
+  }
+
+  private resolved(): ResolvedSso {
+    if (!this.sso) throw ssoNotConfigured();
+    return this.sso;
+  }
+
+  private callbackUrl(origin: string): string {
+    return this.sso?.settings.redirectUrl ?? (this.config.env.PUBLIC_URL ? this.config.publicUrl('/auth-api/sso/callback') : `${origin}/auth-api/sso/callback`);
+  }
+
+  // Discovery when the paths are not configured; the configured paths otherwise. Kept once
+  // it worked; a failed discovery is tried again on the next login.
+  private client(): Promise<Oidc.Configuration> {
+    const { settings, clientSecret } = this.sso!;
+    this.configuration ??= (async () => {
+      const oidc = await openidClient();
+      const host = new URL(settings.tokenHost);
+      const insecure = host.protocol === 'http:' ? { execute: [oidc.allowInsecureRequests] } : undefined;
+      if (!settings.authPath || !settings.tokenPath) return oidc.discovery(host, settings.clientId, clientSecret, undefined, insecure);
+      const at = (path?: string) => (path ? new URL(path, host).toString() : undefined);
+      const configuration = new oidc.Configuration(
+        {
+          issuer: host.toString().replace(/\/$/, ''),
+          authorization_endpoint: at(settings.authPath),
+          token_endpoint: at(settings.tokenPath),
+          userinfo_endpoint: at(settings.userInfoPath),
+          end_session_endpoint: at(settings.logoutPath),
+        },
+        settings.clientId,
+        clientSecret,
+      );
+      if (insecure) oidc.allowInsecureRequests(configuration);
+      return configuration;
+    })();
+    this.configuration.catch(() => (this.configuration = undefined));
+    return this.configuration;
+  }
+}

@@ -1,0 +1,36 @@
+import { Body, Controller, Get, Patch, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiResult } from '../../kernel/api-result.js';
+import { Envelope, type Enveloped } from '../../kernel/envelope.js';
+import { paging } from '../../kernel/paging.js';
+import { Authenticated, Public, USER_OR_API_KEY } from '../../kernel/policy.js';
+import { Ctx, type RequestContext } from '../../kernel/request-context.js';
+import { P } from '../../kernel/service-permissions.js';
+import { ADMIN_ROLES } from '../../kernel/roles.js';
+import { BriefStoreResponse, BriefStoresQuery, StoreResponse, toBriefStoreResponse, toStoreResponse, UpdateStoreInput } from './store.dto.js';
+import { StoreService } from './store.service.js';
+
+@ApiTags('stores')
+@Controller('auth-api/v1')
+export class StoreController {
+  constructor(private readonly stores: StoreService) {}
+
+  @Get('briefstores')
+  @Public()
+  @Envelope({ dataName: 'stores', action: 'list' })
+  @ApiOperation({ summary: 'Brief information on every store, for a store picker.' })
+  @ApiResult([BriefStoreResponse])
+  async briefStores(@Query() query: BriefStoresQuery): Promise<Enveloped<BriefStoreResponse[]>> {
+    const [rows, total, page] = await this.stores.listBrief(query);
+    return { data: rows.map(toBriefStoreResponse), paging: paging(page, total) };
+  }
+
+  @Patch('store')
+  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.storeUpdate })
+  @Envelope({ dataName: 'store', action: 'update' })
+  @ApiOperation({ summary: 'Change the targeted store (its administrators): its notification language.' })
+  @ApiResult(StoreResponse)
+  async update(@Ctx() ctx: RequestContext, @Body() input: UpdateStoreInput): Promise<Enveloped<unknown>> {
+    return { data: toStoreResponse(await this.stores.update(ctx.store!, input)) };
+  }
+}

@@ -1,0 +1,79 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { AvatarService } from '../avatar/avatar.service.js';
+import { AppError } from '../../kernel/errors.js';
+import { pageRequest, type PageRequest } from '../../kernel/paging.js';
+import { AppConfig } from '../../platform/config/app-config.js';
+import { codenameBase, uniqueCodename } from './codename.js';
+import { toStoreResponse, type BriefStoresQuery, type StoreInput, type UpdateStoreInput } from './store.dto.js';
+import { ROOT_CODENAME, type StoreEntity } from './store.entity.js';
+import { StoreRepository } from './store.repository.js';
+import { StoreCache } from './store-cache.js';
+
+@Injectable()
+export class StoreService {
+  constructor(
+    private readonly stores: StoreRepository,
+    private readonly cache: StoreCache,
+    private readonly avatars: AvatarService,
+    private readonly config: AppConfig,
+  ) {}
+
+  // Tenant targeting: the store a request names, or 400 StoreNotFound.
+  async resolve(codename: string): Promise<StoreEntity> {
+    const lower = codename.toLowerCase();
+    const store = await this.cache.byCodename(lower, () => this.stores.findByCodename(lower));
+    if (!store) throw new AppError('StoreNotFound', `store "${codename}" does not exist`);
+    return store;
+  }
+
+  // A page of the store picker, by its number or just after the store `after` names.
+  async listBrief(query: BriefStoresQuery): Promise<[StoreEntity[], number, PageRequest]> {
+    const page = pageRequest(query, this.config.settings.paging);
+    const found = await this.stores.listBrief(page, ROOT_CODENAME, query.after?.toLowerCase());
+    if (!found) throw new AppError('ValidationFailed', `after: no store has the codename "${query.after}"`);
+    return [found[0], found[1], page];
+  }
+
+  // Inside the caller's transaction; the codename is derived from the name and made unique.
+  // `origin`: the request's, for a generated avatar's link.
+  async create(input: StoreInput, customData: Record<string, unknown>, ownerId: string | null, manager: EntityManager, origin: string): Promise<StoreEntity> {
+    const base = codenameBase(input.name);
+    const codename = uniqueCodename(base, await this.stores.codenamesLike(base, manager));
+    return this.stores.insert(
+      {
+        codename,
+        name: input.name,
+        fullname: input.fullname ?? input.name,
+        avatar: input.avatar ?? this.avatars.generate(origin),
+        customData,
+        ownerId,
+      },
+      manager,
+    );
+  }
+
+  // Seeded stores (root, sample) have fixed codenames.
+  insertSeeded(s: Pick<StoreEntity, 'codename' | 'name' | 'fullname'>, ownerId: string | null, manager: EntityManager): Promise<StoreEntity> {
+    return this.stores.insert({ codename: s.codename, name: s.name, fullname: s.fullname, ownerId, avatar: this.avatars.generate(), customData: {} }, manager);
+  }
+
+  // Who may is decided by the route's roles and the token's store (AuthGuard).
+  async update(store: StoreEntity, input: UpdateStoreInput): Promise<StoreEntity> {
+    if (input.language === undefined) return store;
+    return (await this.stores.update(store.id, { language: input.language }))!;
+  }
+
+  // The store record as other features may show it.
+  toResponse(store: StoreEntity): ReturnType<typeof toStoreResponse> {
+    return toStoreResponse(store);
+  }
+
+  findById(id: string): Promise<StoreEntity | null> {
+    return this.cache.findById(id, () => this.stores.findById(id));
+  }
+
+  findByCodename(codename: string, manager?: EntityManager): Promise<StoreEntity | null> {
+    return this.stores.findByCodename(codename, manager);
+  }
+}

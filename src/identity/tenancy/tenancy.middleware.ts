@@ -1,0 +1,72 @@
+import { Injectable, type NestMiddleware } from '@nestjs/common';
+import type { NextFunction, Response } from 'express';
+import { AppConfig } from '../../platform/config/app-config.js';
+import type { Tenancy } from '../../platform/config/settings.js';
+import { AppError } from '../../kernel/errors.js';
+import type { ContextRequest } from '../../kernel/request-context.js';
+import { CODENAME_SHAPE } from '../store/codename.js';
+import { ROOT_CODENAME, type StoreEntity } from '../store/store.entity.js';
+import { StoreService } from '../store/store.service.js';
+
+// Paths that belong to no tenant: operations and documentation.
+const UNTENANTED = /^\/(health|docs|metrics)(\/|$|-)/;
+
+// Tenant targeting: header `<project>-store-codename`, then query `_store`, then body `_store`;
+// none means root. The store found is the request's tenant for everything after.
+@Injectable()
+export class TenancyMiddleware implements NestMiddleware {
+  private readonly header: string;
+
+  constructor(
+    private readonly stores: StoreService,
+    private readonly config: AppConfig,
+  ) {
+    this.header = `${config.env.PROJECT_CODENAME}-store-codename`;
+  }
+
+  async use(req: ContextRequest, _res: Response, next: NextFunction): Promise<void> {
+    if (UNTENANTED.test(req.path)) return next();
+    try {
+      const named = first(req.headers[this.header]) ?? first(req.query?._store) ?? first(req.body?._store);
+      req.ctx.storeTargeted = named !== undefined;
+      req.ctx.store = await resolveTarget(this.stores, this.config.settings.tenancy, named);
+      next();
+    } catch (error) {
+      next(error);
+    }
+  }
+}
+
+// The store a request names (none: root).
+export async function resolveTarget(stores: StoreService, tenancy: Tenancy, named: unknown): Promise<StoreEntity> {
+  refuseTargetingWhenSingle(tenancy, named);
+  const codename = named ?? ROOT_CODENAME;
+  // Anything that cannot be a codename is unknown without asking the database.
+  if (typeof codename !== 'string' || !CODENAME_SHAPE.test(codename)) throw new AppError('StoreNotFound', 'no store has this codename');
+  return stores.resolve(codename);
+}
+
+// A multipart body is read after the guard, so that an upload is not buffered for a caller not
+// yet known; the middleware saw no `_store` field in it. Once the body is read, a field naming a
+// store counts as it would in JSON (when no header or query named one): it must be the store the
+// request was authenticated in.
+export async function checkBodyTarget(stores: StoreService, tenancy: Tenancy, req: ContextRequest): Promise<void> {
+  const named = first(req.body?._store);
+  if (req.ctx.storeTargeted || named === undefined) return;
+  const store = await resolveTarget(stores, tenancy, named);
+  if (store.id !== req.ctx.store!.id) throw new AppError('TenantMismatch', 'the credential belongs to another store than the _store field names');
+}
+
+// A single-tenant deployment has one organisation, the root store: naming `root` is the same as
+// naming none, and naming another store is a client built for stores, told so rather than
+// silently served the organisation's data.
+export function refuseTargetingWhenSingle(tenancy: Tenancy, named: unknown): void {
+  if (tenancy !== 'single' || named === undefined) return;
+  if (typeof named === 'string' && named.toLowerCase() === ROOT_CODENAME) return;
+  throw new AppError('StoreTargetingUnavailable', 'this deployment has one organisation: send no store codename (header or _store)');
+}
+
+function first(value: unknown): unknown {
+  const v = Array.isArray(value) ? value[0] : value;
+  return v === '' || v == null ? undefined : v;
+}

@@ -1,0 +1,77 @@
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiResult, DeletedResponse } from '../../kernel/api-result.js';
+import { Envelope, type Enveloped } from '../../kernel/envelope.js';
+import { paging, PageQuery } from '../../kernel/paging.js';
+import { Authenticated, USER_OR_API_KEY } from '../../kernel/policy.js';
+import { Ctx, type RequestContext } from '../../kernel/request-context.js';
+import { P } from '../../kernel/service-permissions.js';
+import { ADMIN_ROLES, hasAdminRole } from '../../kernel/roles.js';
+import { UserResponse } from '../user/user.dto.js';
+import { UserService } from '../user/user.service.js';
+import { VerificationGate } from '../verification/verification.gate.js';
+import { CreateUserInput, UpdateUserInput, UserIdParam } from './user-admin.dto.js';
+import { UserAdminService } from './user-admin.service.js';
+
+@ApiTags('users')
+@Controller('auth-api')
+export class UserAdminController {
+  constructor(
+    private readonly admin: UserAdminService,
+    private readonly users: UserService,
+    private readonly verification: VerificationGate,
+  ) {}
+
+  @Post('users')
+  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.usersCreate, publicWhen: 'userRegisterIsPublic' })
+  @HttpCode(HttpStatus.CREATED)
+  @Envelope({ dataName: 'user', action: 'create' })
+  @ApiOperation({ summary: 'Create a user in the targeted store (admins; anyone when userRegisterIsPublic).' })
+  @ApiResult(UserResponse)
+  async create(@Ctx() ctx: RequestContext, @Body() input: CreateUserInput): Promise<Enveloped<unknown>> {
+    const user = await this.admin.create(ctx.session, ctx.store!, input, ctx.origin);
+    // A caller without an admin role got here only because userRegisterIsPublic opens the route:
+    // a public registration, whose answer (like the register routes') says which verification
+    // flows the new user starts next.
+    const registration = !ctx.session || !hasAdminRole(ctx.session.roles);
+    return { data: this.users.toResponse(user), ...(registration && { extra: { ...this.verification.registrationFlags(user) } }) };
+  }
+
+  @Get('v1/users')
+  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.usersList })
+  @Envelope({ dataName: 'users', action: 'list' })
+  @ApiOperation({ summary: 'Users of the targeted store, paged.' })
+  @ApiResult([UserResponse])
+  async list(@Ctx() ctx: RequestContext, @Query() query: PageQuery): Promise<Enveloped<unknown[]>> {
+    const [rows, total, page] = await this.admin.list(ctx.store!, query);
+    return { data: rows.map((u) => this.users.toResponse(u)), paging: paging(page, total) };
+  }
+
+  @Get('v1/users/:id')
+  @Authenticated({ principals: USER_OR_API_KEY, permission: P.usersRead })
+  @Envelope({ dataName: 'user', action: 'get' })
+  @ApiOperation({ summary: 'A user of the store (admins), or your own profile.' })
+  @ApiResult(UserResponse)
+  async get(@Ctx() ctx: RequestContext, @Param() params: UserIdParam): Promise<Enveloped<unknown>> {
+    return { data: this.users.toResponse(await this.admin.get(ctx.session!, ctx.store!, params.id)) };
+  }
+
+  @Patch('v1/users/:id')
+  @Authenticated({ principals: USER_OR_API_KEY, permission: P.usersUpdate })
+  @Envelope({ dataName: 'user', action: 'update' })
+  @ApiOperation({ summary: 'Change a user (admins), or your own profile (not your role, store or flags).' })
+  @ApiResult(UserResponse)
+  async update(@Ctx() ctx: RequestContext, @Param() params: UserIdParam, @Body() input: UpdateUserInput): Promise<Enveloped<unknown>> {
+    return { data: this.users.toResponse(await this.admin.update(ctx.session!, ctx.store!, params.id, input, ctx.origin)) };
+  }
+
+  @Delete('v1/users/:id')
+  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.usersDelete })
+  @Envelope({ dataName: 'user', action: 'delete' })
+  @ApiOperation({ summary: 'Delete a user of the store and end its sessions.' })
+  @ApiResult(DeletedResponse)
+  async delete(@Ctx() ctx: RequestContext, @Param() params: UserIdParam): Promise<Enveloped<unknown>> {
+    await this.admin.delete(ctx.session!, ctx.store!, params.id);
+    return { data: { id: params.id } };
+  }
+}

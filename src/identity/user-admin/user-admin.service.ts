@@ -1,0 +1,155 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { declareCustomProperties, pickCustomData } from '../../kernel/custom-properties.js';
+import { AppError } from '../../kernel/errors.js';
+import { pageRequest, type PageQuery, type PageRequest } from '../../kernel/paging.js';
+import { ApiKeyService } from '../apikey/api-key.service.js';
+import { BucketService } from '../bucket/bucket.service.js';
+import { AppConfig } from '../../platform/config/app-config.js';
+import { DomainEvents } from '../../kernel/domain-events.js';
+import { SessionService } from '../session/session.service.js';
+import type { SessionData } from '../session/session.types.js';
+import { ROOT_CODENAME, type StoreEntity } from '../store/store.entity.js';
+import { hasAdminRole, levelRoles, outranks, SAAS_ROLES } from '../../kernel/roles.js';
+import { SYSTEM_USER_FIELDS } from '../user/user.dto.js';
+import type { UserEntity } from '../user/user.entity.js';
+import { PasswordHasher } from '../user/password.js';
+import { UserService } from '../user/user.service.js';
+import { UpdateUserInput, type CreateUserInput } from './user-admin.dto.js';
+
+const SAAS_MANAGERS: readonly string[] = [SAAS_ROLES.superAdmin, SAAS_ROLES.saasAdmin];
+
+// User management by administrators, and by users on their own profile. The route policy has
+// checked the login and the store; the rules on which object and which field live here.
+@Injectable()
+export class UserAdminService implements OnModuleInit {
+  constructor(
+    private readonly users: UserService,
+    private readonly sessions: SessionService,
+    private readonly apiKeys: ApiKeyService,
+    private readonly bucket: BucketService,
+    private readonly passwords: PasswordHasher,
+    private readonly config: AppConfig,
+    private readonly events: DomainEvents,
+  ) {}
+
+  onModuleInit(): void {
+    const optional = this.config.settings.customUserProperties.map((p) => ({ ...p, required: false }));
+    declareCustomProperties(UpdateUserInput, optional, SYSTEM_USER_FIELDS, 'customUserProperties');
+  }
+
+  // POST /users: admins of the store (any role they may grant), or anyone when
+  // userRegisterIsPublic (the level's plain user role only). SaaS-level users only by superAdmin
+  // or saasAdmin; a single-tenant deployment's root store is its organisation, managed like a store.
+  async create(actor: SessionData | undefined, store: StoreEntity, input: CreateUserInput, origin: string): Promise<UserEntity> {
+    const atRoot = store.codename === ROOT_CODENAME;
+    if (atRoot && this.config.settings.tenancy === 'multi') {
+      if (!actor) throw new AppError('Unauthorized', 'SaaS-level users are created by superAdmin or saasAdmin');
+      if (!actor.roles.some((r) => SAAS_MANAGERS.includes(r))) throw new AppError('Forbidden', 'SaaS-level users are created by superAdmin or saasAdmin');
+    }
+    if (!store.isActive) throw new AppError('StoreInactive', `store "${store.codename}" is not active`);
+    const admin = actor !== undefined && hasAdminRole(actor.roles);
+    if (input.roleId !== undefined && !admin) throw new AppError('RoleNotAssignable', 'only administrators assign roles');
+    const roles = input.roleId === undefined ? [levelRoles(this.config.settings.tenancy, atRoot).user] : this.checkRoles(actor!, store, input.roleId);
+    const { roleId: _roleId, ...profile } = input;
+    return this.users.create({ storeId: store.id, roles, ownerId: actor?.userId }, profile, origin);
+  }
+
+  list(store: StoreEntity, query: PageQuery): Promise<[UserEntity[], number, PageRequest]> {
+    const page = pageRequest(query, this.config.settings.paging);
+    return this.users.list(store.id, page).then(([rows, total]) => [rows, total, page]);
+  }
+
+  async get(actor: SessionData, store: StoreEntity, id: string): Promise<UserEntity> {
+    const user = await this.visible(store, id);
+    if (user.id !== actor.userId && !hasAdminRole(actor.roles)) throw new AppError('Forbidden', 'you may read only your own profile');
+    return user;
+  }
+
+  async update(actor: SessionData, store: StoreEntity, id: string, input: UpdateUserInput, origin: string): Promise<UserEntity> {
+    const user = await this.visible(store, id);
+    const self = user.id === actor.userId;
+    const admin = hasAdminRole(actor.roles);
+    if (!self && !admin) throw new AppError('Forbidden', 'you may change only your own profile');
+    if (!self) this.assertOutranks(actor, user);
+    if ((input.roleId !== undefined || input.isActive !== undefined) && !(admin && !self)) {
+      throw new AppError('RoleNotAssignable', 'roles and flags are changed by an administrator, not on your own profile');
+    }
+    const changes: Partial<UserEntity> & { password?: string } = { ...this.nameChanges(input, user), customData: { ...user.customData, ...pickCustomData(input, this.config.settings.customUserProperties) } };
+    if (input.avatar !== undefined) changes.avatar = input.avatar ?? this.users.generatedAvatar(origin);
+    if (input.language !== undefined) changes.language = input.language;
+    if (input.roleId !== undefined) changes.roles = this.checkRoles(actor, store, input.roleId);
+    if (input.isActive !== undefined) changes.isActive = input.isActive;
+    if (input.password !== undefined) {
+      // A leaked key must not be able to take the account over.
+      if (actor.principal === 'apiKey') throw new AppError('PrincipalNotAccepted', 'passwords are changed with a login, not an API key');
+      if (self && !(input.currentPassword && (await this.passwords.verify(input.currentPassword, user.passwordHash)))) {
+        throw new AppError('WrongCurrentPassword', 'currentPassword is missing or wrong');
+      }
+      changes.password = input.password;
+    }
+    const updated = (await this.users.update(store.id, id, changes))!;
+    // The replaced avatar's file goes when the user uploaded it.
+    if (input.avatar !== undefined && user.avatar !== updated.avatar) await this.bucket.discard(store.id, id, user.avatar);
+
+    // A new password or a deactivation ends the user's other sessions; other changes only make
+    // cached sessions stale.
+    if (input.password !== undefined || input.isActive === false) {
+      await this.sessions.end(store.id, { userId: id, exceptId: self ? actor.sessionId : undefined });
+    } else {
+      await this.sessions.forgetCached(store.id, id);
+    }
+    // Keys act for their owner: a deactivation or a role change reaches them at once.
+    if (input.isActive === false || input.roleId !== undefined) await this.apiKeys.forgetOwner(store.id, id);
+    this.events.emit('user.updated', { userId: id, storeId: store.id });
+    return updated;
+  }
+
+  async delete(actor: SessionData, store: StoreEntity, id: string): Promise<void> {
+    const user = await this.visible(store, id);
+    if (user.id === actor.userId) throw new AppError('Forbidden', 'you cannot delete yourself');
+    if (store.ownerId === user.id) throw new AppError('Forbidden', 'the store owner cannot be deleted');
+    this.assertOutranks(actor, user);
+    await this.sessions.end(store.id, { userId: id });
+    await this.apiKeys.forgetOwner(store.id, id); // the rows go with the user; their cached sessions go now
+    await this.bucket.discardAll(store.id, id);
+    await this.users.delete(store.id, id);
+    this.events.emit('user.deleted', { userId: id, storeId: store.id, ownerId: user.ownerId });
+  }
+
+  private async visible(store: StoreEntity, id: string): Promise<UserEntity> {
+    const user = await this.users.findById(store.id, id);
+    if (!user) throw new AppError('UserNotFound', 'no such user in this store');
+    return user;
+  }
+
+  // Roles a caller may grant in this store: the level's admin and user roles and custom roles;
+  // owner and super administrator roles only by a super administrator.
+  private checkRoles(actor: SessionData, store: StoreEntity, roleId: unknown): string[] {
+    const roles = Array.isArray(roleId) ? roleId : [roleId];
+    // A number names a number custom role (compared as given); users hold its text form.
+    if (!roles.length || roles.some((r) => typeof r !== 'string' && typeof r !== 'number')) throw new AppError('ValidationFailed', 'roleId must be a role value or an array of them');
+    if (roles.length > 1 && !this.config.settings.usersHaveMultipleRoles) throw new AppError('ValidationFailed', 'roleId must be a single role');
+    const superAdmin = actor.roles.includes(SAAS_ROLES.superAdmin);
+    const level = levelRoles(this.config.settings.tenancy, store.codename === ROOT_CODENAME);
+    const allowed = new Set([level.admin, level.user, ...(superAdmin ? [level.top] : []), ...this.config.settings.customRoles.map((r) => r.value)]);
+    const refused = (roles as (string | number)[]).filter((r) => !allowed.has(r));
+    if (refused.length) throw new AppError('RoleNotAssignable', `role ${refused[0]} cannot be assigned here`);
+    return [...new Set(roles.map(String))];
+  }
+
+  private assertOutranks(actor: SessionData, target: UserEntity): void {
+    if (!outranks(actor.roles, target.roles)) throw new AppError('Forbidden', 'this user is changed only by a super administrator');
+  }
+
+  private nameChanges(input: UpdateUserInput, user: UserEntity): Partial<UserEntity> {
+    const namePair = this.config.settings.userNameType === 'asNamePair';
+    if (namePair && input.fullname !== undefined) throw new AppError('UnknownField', 'property fullname is not accepted: send name and surname');
+    if (!namePair && (input.name !== undefined || input.surname !== undefined)) throw new AppError('UnknownField', 'property name/surname is not accepted: send fullname');
+    if (namePair && (input.name !== undefined || input.surname !== undefined)) {
+      const name = input.name ?? user.name;
+      const surname = input.surname ?? user.surname;
+      return { name, surname, fullname: `${name} ${surname}` };
+    }
+    return input.fullname !== undefined ? { fullname: input.fullname } : {};
+  }
+}

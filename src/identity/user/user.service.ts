@@ -1,0 +1,175 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { AvatarService } from '../avatar/avatar.service.js';
+import { declareCustomProperties, pickCustomData } from '../../kernel/custom-properties.js';
+import { AppError } from '../../kernel/errors.js';
+import type { PageRequest } from '../../kernel/paging.js';
+import { AppConfig } from '../../platform/config/app-config.js';
+import { DomainEvents } from '../../kernel/domain-events.js';
+import { checkIdentifiers, identifierPresence, type IdentifierPresence } from './identifier-rules.js';
+import { normalizeMobile } from './mobile.js';
+import { PasswordHasher } from './password.js';
+import { SYSTEM_USER_FIELDS, toUserResponse, UserProfileInput, type UserView } from './user.dto.js';
+import type { UserEntity } from './user.entity.js';
+import { UserRepository } from './user.repository.js';
+
+export interface NewUser {
+  storeId: string;
+  roles: string[];
+  // Chosen in advance when another row must point at the user (a store's owner).
+  id?: string;
+  // Who creates it; a self-registered user owns itself.
+  ownerId?: string;
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+@Injectable()
+export class UserService implements OnModuleInit {
+  readonly presence: IdentifierPresence;
+  readonly view: UserView;
+
+  constructor(
+    private readonly users: UserRepository,
+    private readonly passwords: PasswordHasher,
+    private readonly avatars: AvatarService,
+    private readonly events: DomainEvents,
+    private readonly config: AppConfig,
+  ) {
+    const s = config.settings;
+    this.presence = identifierPresence(s);
+    this.view = {
+      hasEmail: this.presence.email !== 'absent',
+      hasMobile: this.presence.mobile !== 'absent',
+      namePair: s.userNameType === 'asNamePair',
+      multipleRoles: s.usersHaveMultipleRoles,
+      numberRoles: new Set(s.customRoles.filter((r) => typeof r.value === 'number').map((r) => String(r.value))),
+    };
+  }
+
+  onModuleInit(): void {
+    declareCustomProperties(UserProfileInput, this.config.settings.customUserProperties, SYSTEM_USER_FIELDS, 'customUserProperties');
+  }
+
+  // Checks a registration against the settings and normalizes it, before any write. `origin`:
+  // the request's (RequestContext.origin), for a generated avatar's link.
+  async prepare(input: UserProfileInput, origin: string): Promise<Omit<Partial<UserEntity>, 'storeId'>> {
+    const s = this.config.settings;
+    checkIdentifiers(this.presence, { email: input.email, mobile: input.mobile });
+    const mobile = input.mobile == null ? null : normalizeMobile(input.mobile, s.defaultMobileRegion);
+    const email = input.email ?? null;
+    if (this.view.namePair) {
+      if (input.fullname !== undefined) throw new AppError('UnknownField', 'property fullname is not accepted: send name and surname');
+      if (!input.name) throw new AppError('ValidationFailed', 'name is required');
+      if (!input.surname) throw new AppError('ValidationFailed', 'surname is required');
+    } else {
+      if (input.name !== undefined || input.surname !== undefined) {
+        throw new AppError('UnknownField', `property ${input.name !== undefined ? 'name' : 'surname'} is not accepted: send fullname`);
+      }
+      if (!input.fullname) throw new AppError('ValidationFailed', 'fullname is required');
+    }
+    return {
+      email,
+      mobile,
+      fullname: this.view.namePair ? `${input.name} ${input.surname}` : input.fullname!,
+      name: input.name ?? null,
+      surname: input.surname ?? null,
+      passwordHash: await this.passwords.hash(input.password),
+      avatar: input.avatar ?? this.generatedAvatar(origin),
+      customData: pickCustomData(input, s.customUserProperties),
+    };
+  }
+
+  // Inserts a prepared user; `user.created` is the caller's to emit once its transaction commits.
+  async insert(target: NewUser, prepared: Omit<Partial<UserEntity>, 'storeId'>, manager?: EntityManager): Promise<UserEntity> {
+    const id = target.id ?? randomUUID();
+    try {
+      return await this.users.insert(
+        target.storeId,
+        { ...prepared, id, roles: target.roles, ownerId: target.ownerId ?? id },
+        manager,
+      );
+    } catch (error) {
+      throw duplicateAsAppError(error) ?? error;
+    }
+  }
+
+  async create(target: NewUser, input: UserProfileInput, origin: string): Promise<UserEntity> {
+    const user = await this.insert(target, await this.prepare(input, origin));
+    this.events.emit('user.created', { userId: user.id, storeId: user.storeId });
+    return user;
+  }
+
+  // The avatar of a user who has not chosen one.
+  generatedAvatar(origin: string): string {
+    return this.avatars.generate(origin);
+  }
+
+  toResponse(user: UserEntity): Record<string, unknown> {
+    return toUserResponse(user, this.view);
+  }
+
+  findById(storeId: string, id: string): Promise<UserEntity | null> {
+    return this.users.findById(storeId, id);
+  }
+
+  list(storeId: string, page: PageRequest): Promise<[UserEntity[], number]> {
+    return this.users.list(storeId, page);
+  }
+
+  // Applies checked changes; the password, when given, is checked against the policy and hashed.
+  async update(storeId: string, id: string, changes: Partial<UserEntity> & { password?: string }): Promise<UserEntity | null> {
+    const { password, ...rest } = changes;
+    if (password !== undefined) rest.passwordHash = await this.passwords.hash(password);
+    return this.users.update(storeId, id, rest);
+  }
+
+  delete(storeId: string, id: string): Promise<boolean> {
+    return this.users.delete(storeId, id);
+  }
+
+  // Login looks only in the primary identifier's column; with emailOrMobile the format of the
+  // username picks the column. The value is in its stored form, one however it is written;
+  // undefined when the username fits no column.
+  loginIdentifier(username: string): { column: 'email' | 'mobile'; value: string } | undefined {
+    const primary = this.config.settings.primaryLoginIdentifier;
+    const asEmail = primary === 'email' || (primary === 'emailOrMobile' && username.includes('@'));
+    if (asEmail) return { column: 'email', value: username.trim().toLowerCase() };
+    try {
+      return { column: 'mobile', value: normalizeMobile(username, this.config.settings.defaultMobileRegion) };
+    } catch {
+      return undefined;
+    }
+  }
+
+  // A username that fits no column matches nobody.
+  async findByLoginIdentifier(storeId: string, username: string): Promise<UserEntity | null> {
+    const identifier = this.loginIdentifier(username);
+    if (!identifier) return null;
+    return identifier.column === 'email' ? this.users.findByEmail(storeId, identifier.value) : this.users.findByMobile(storeId, identifier.value);
+  }
+
+  // An email or mobile number in its stored form (InvalidMobile for a number that is none).
+  normalizeIdentifier(column: 'email' | 'mobile', value: string): string {
+    return column === 'email' ? value.trim().toLowerCase() : normalizeMobile(value, this.config.settings.defaultMobileRegion);
+  }
+
+  // By an identifier already in its stored form, whatever the primary identifier is.
+  findByIdentifier(storeId: string, column: 'email' | 'mobile', value: string): Promise<UserEntity | null> {
+    return column === 'email' ? this.users.findByEmail(storeId, value) : this.users.findByMobile(storeId, value);
+  }
+
+  findByRole(storeId: string, role: string, manager?: EntityManager): Promise<UserEntity | null> {
+    return this.users.findByRole(storeId, role, manager);
+  }
+}
+
+function duplicateAsAppError(error: unknown): AppError | undefined {
+  const e = error as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
+  const code = e.driverError?.code ?? e.code;
+  if (code !== UNIQUE_VIOLATION) return undefined;
+  const constraint = e.driverError?.constraint ?? e.constraint ?? '';
+  const field = constraint.includes('mobile') ? 'mobile' : 'email';
+  return new AppError('DuplicateIdentifier', `a user with this ${field} already exists in this store`);
+}

@@ -1,0 +1,93 @@
+import { Body, Controller, Headers, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AntiBotProtected } from '../antibot/antibot.guard.js';
+import { ApiFailures, ApiResult } from '../../kernel/api-result.js';
+import { Authenticated, Public, USER_ONLY } from '../../kernel/policy.js';
+import { Ctx, type RequestContext } from '../../kernel/request-context.js';
+import { SessionResponse } from '../session/session.dto.js';
+import { SessionService } from '../session/session.service.js';
+import type { SessionData } from '../session/session.types.js';
+import { CompleteAnswer, CompleteSecondFactorInput, CompleteVerificationInput, StartAnswer, StartVerificationInput } from './verification.dto.js';
+import { VerificationService, type VerificationCaller } from './verification.service.js';
+
+const BASE = 'verification-services';
+// Open to a login whose second factor is pending: that is what they complete.
+const SECOND_FACTOR = { principals: USER_ONLY, permission: null, during2FA: true } as const;
+
+function caller(ctx: RequestContext, acceptLanguage: string | undefined): VerificationCaller {
+  return { store: ctx.store!, session: ctx.session, acceptLanguage };
+}
+
+// The second-factor routes come first: the `:flow` routes below would match their paths too
+// (and refuse them, as their flows need a login).
+@ApiTags('verification')
+@Controller('auth-api')
+export class VerificationController {
+  constructor(
+    private readonly verification: VerificationService,
+    private readonly sessions: SessionService,
+  ) {}
+
+  @Post(`${BASE}/email-2factor-verification/start`)
+  @Authenticated(SECOND_FACTOR)
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'Send a code to the email of the logged-in user, for the pending email second factor.' })
+  @ApiResult(StartAnswer)
+  @ApiFailures(429)
+  startEmail2FA(@Ctx() ctx: RequestContext, @Headers('accept-language') lang?: string) {
+    return this.verification.start(caller(ctx, lang), 'email-2factor-verification', {});
+  }
+
+  @Post(`${BASE}/email-2factor-verification/complete`)
+  @Authenticated(SECOND_FACTOR)
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'Complete the email second factor: the session without the pending flag.' })
+  @ApiResult(SessionResponse)
+  @ApiFailures(429)
+  async completeEmail2FA(@Ctx() ctx: RequestContext, @Body() input: CompleteSecondFactorInput, @Headers('accept-language') lang?: string) {
+    const session = (await this.verification.complete(caller(ctx, lang), 'email-2factor-verification', input)) as SessionData;
+    return this.sessions.toResponse(session, ctx.accessToken);
+  }
+
+  @Post(`${BASE}/mobile-2factor-verification/start`)
+  @Authenticated(SECOND_FACTOR)
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'Send a code to the mobile of the logged-in user, for the pending mobile second factor.' })
+  @ApiResult(StartAnswer)
+  @ApiFailures(429)
+  startMobile2FA(@Ctx() ctx: RequestContext, @Headers('accept-language') lang?: string) {
+    return this.verification.start(caller(ctx, lang), 'mobile-2factor-verification', {});
+  }
+
+  @Post(`${BASE}/mobile-2factor-verification/complete`)
+  @Authenticated(SECOND_FACTOR)
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'Complete the mobile second factor: the session without the pending flag.' })
+  @ApiResult(SessionResponse)
+  @ApiFailures(429)
+  async completeMobile2FA(@Ctx() ctx: RequestContext, @Body() input: CompleteSecondFactorInput, @Headers('accept-language') lang?: string) {
+    const session = (await this.verification.complete(caller(ctx, lang), 'mobile-2factor-verification', input)) as SessionData;
+    return this.sessions.toResponse(session, ctx.accessToken);
+  }
+
+  @Post(`${BASE}/:flow/start`)
+  @Public()
+  @AntiBotProtected()
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'Send a code or link: email-verification, mobile-verification, password-reset-by-email, password-reset-by-mobile.' })
+  @ApiResult(StartAnswer)
+  @ApiFailures(429)
+  start(@Ctx() ctx: RequestContext, @Param('flow') flow: string, @Body() input: StartVerificationInput, @Headers('accept-language') lang?: string) {
+    return this.verification.start(caller(ctx, lang), flow, input);
+  }
+
+  @Post(`${BASE}/:flow/complete`)
+  @Public()
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'Submit the code (and the new password for a reset).' })
+  @ApiResult(CompleteAnswer)
+  @ApiFailures(429)
+  complete(@Ctx() ctx: RequestContext, @Param('flow') flow: string, @Body() input: CompleteVerificationInput, @Headers('accept-language') lang?: string) {
+    return this.verification.complete(caller(ctx, lang), flow, input);
+  }
+}

@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { NotificationModule } from '../../messaging/notification/notification.module.js';
+import { SessionModule } from '../session/session.module.js';
+import { UserModule } from '../user/user.module.js';
+import { VerificationController } from './verification.controller.js';
+import { VerificationGate } from './verification.gate.js';
+import { VerificationRepository } from './verification.repository.js';
+import { VerificationService } from './verification.service.js';
+
+@Module({
+  imports: [UserModule, SessionModule, NotificationModule],
+  controllers: [VerificationController],
+  providers: [VerificationRepository, VerificationService, VerificationGate],
+  exports: [VerificationGate],
+})
+export class VerificationModule {}

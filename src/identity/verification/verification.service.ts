@@ -1,0 +1,258 @@
+import { createHmac, randomBytes, randomInt } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { Clock } from '../../platform/clock/clock.js';
+import { AppError } from '../../kernel/errors.js';
+import { AppConfig } from '../../platform/config/app-config.js';
+import { ConfigError } from '../../platform/config/env.js';
+import { VERIFICATION_FLOWS, type VerificationFlow, type VerificationFlowSetting } from '../../platform/config/verification-settings.js';
+import { NotificationService } from '../../messaging/notification/notification.service.js';
+import { SessionService } from '../session/session.service.js';
+import type { SessionData } from '../session/session.types.js';
+import type { StoreEntity } from '../store/store.entity.js';
+import { checkPasswordPolicy } from '../user/password.js';
+import type { UserEntity } from '../user/user.entity.js';
+import { UserService } from '../user/user.service.js';
+import { FLOWS, MAX_ATTEMPTS, type FlowSpec } from './flows.js';
+import { PASSWORD_CHANGED_TEMPLATE, VERIFICATION_TEMPLATES } from './verification-templates.js';
+import { toStartAnswer, type CompleteAnswer, type CompleteVerificationInput, type StartAnswer, type StartVerificationInput } from './verification.dto.js';
+import { VerificationRepository, type CodeLookup } from './verification.repository.js';
+
+// Who asks: the targeted store, the caller's session for a second factor, and the language
+// the request prefers (third in the message's language order).
+export interface VerificationCaller {
+  store: StoreEntity;
+  session?: SessionData;
+  acceptLanguage?: string;
+}
+
+const SECOND_FACTORS = { 'email-2factor-verification': 'email', 'mobile-2factor-verification': 'mobile' } as const;
+// Codes expired for longer than this are deleted (every hour), unknown addresses' ones included.
+const KEEP_EXPIRED_MS = 86_400_000;
+const PURGE_INTERVAL_MS = 3_600_000;
+
+@Injectable()
+export class VerificationService implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+  // How long handing a code to the notification module takes per channel, smoothed: a start for
+  // an unknown identifier waits as long, so the answer's timing does not tell whether the
+  // account exists.
+  private readonly sendMs = { email: 2, sms: 2 };
+  private purger?: NodeJS.Timeout;
+  private readonly pepper: string;
+
+  constructor(
+    private readonly codes: VerificationRepository,
+    private readonly users: UserService,
+    private readonly sessions: SessionService,
+    private readonly notifications: NotificationService,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+    private readonly events: EventEmitter2,
+  ) {
+    // With KEY_ENCRYPTION_SECRET a stolen table alone does not give the codes back.
+    this.pepper = config.env.KEY_ENCRYPTION_SECRET ?? 'verification-codes';
+  }
+
+  // Shipped templates first, then every setting a flow depends on: a flow that cannot work
+  // stops the boot, named.
+  onModuleInit(): void {
+    this.notifications.addDefaultTemplates(VERIFICATION_TEMPLATES);
+    const s = this.config.settings;
+    const v = s.verification;
+    const problems: string[] = [];
+    if (v.verificationMode === 'testMode' && this.config.env.NODE_ENV === 'production') {
+      problems.push('settings.verification.verificationMode: testMode returns codes in answers and is refused in production');
+    }
+    const required: [keyof typeof s, VerificationFlow][] = [
+      ['emailVerificationRequiredForLogin', 'email-verification'],
+      ['mobileVerificationRequiredForLogin', 'mobile-verification'],
+      ['email2FARequiredForLogin', 'email-2factor-verification'],
+      ['mobile2FARequiredForLogin', 'mobile-2factor-verification'],
+    ];
+    for (const [setting, flow] of required) {
+      if (s[setting] && !v.flows[flow].enabled) problems.push(`settings.${setting}: needs settings.verification.flows.${flow}.enabled`);
+    }
+    for (const flow of VERIFICATION_FLOWS) {
+      const f = v.flows[flow];
+      if (!f.enabled) continue;
+      const spec = FLOWS[flow];
+      const path = `settings.verification.flows.${flow}`;
+      if (this.users.presence[spec.identifier] === 'absent') problems.push(`${path}: users have no ${spec.identifier} (see primaryLoginIdentifier, secondaryIdentifierPresence)`);
+      if (v.verificationMode === 'liveMode' && !this.notifications.hasChannel(spec.channel)) problems.push(`${path}: liveMode needs the notification channel ${spec.channel}`);
+      if (!this.notifications.hasTemplate(f.verificationTemplate, spec.channel)) problems.push(`${path}.verificationTemplate: no ${spec.channel} template ${f.verificationTemplate}`);
+    }
+    if (problems.length) throw new ConfigError(problems);
+  }
+
+  onApplicationBootstrap(): void {
+    this.purger = setInterval(() => void this.codes.purgeExpired(new Date(this.clock.now().getTime() - KEEP_EXPIRED_MS)).catch(() => undefined), PURGE_INTERVAL_MS);
+    this.purger.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.purger);
+  }
+
+  // A new code (or link) for the identifier, or for the caller's session for a second factor.
+  // Unknown, inactive and already verified identifiers get the same answer, timing included,
+  // with a code that can never work; nothing is sent to them.
+  async start(caller: VerificationCaller, flowName: string, input: StartVerificationInput): Promise<StartAnswer> {
+    const { flow, spec, setting } = this.flow(flowName);
+    const storeId = caller.store.id;
+    let subject: string;
+    let user: UserEntity | null;
+    let sessionId: string | null = null;
+    if (spec.kind === 'secondFactor') {
+      const session = this.pendingSession(caller, flow);
+      subject = sessionId = session.sessionId;
+      user = await this.users.findById(storeId, session.userId);
+    } else {
+      subject = this.subject(spec, input);
+      const found = await this.users.findByIdentifier(storeId, spec.identifier, subject);
+      const done = spec.kind === 'verify' && found && (spec.identifier === 'email' ? found.emailVerified : found.mobileVerified);
+      user = found?.isActive && !done ? found : null;
+    }
+
+    const secret = setting.verificationType === 'byLink' ? randomBytes(32).toString('base64url') : String(randomInt(0, 1_000_000)).padStart(6, '0');
+    const now = this.clock.now();
+    const issued = await this.codes.issue(storeId, {
+      purpose: flow,
+      subject,
+      userId: user?.id ?? null,
+      sessionId,
+      codeHash: user ? this.hash(storeId, flow, setting, subject, secret) : randomBytes(32).toString('hex'),
+      now,
+      expiresAt: new Date(now.getTime() + setting.expireTimeWindow * 1000),
+      resendBefore: new Date(now.getTime() - setting.resendTimeWindow * 1000),
+    });
+    if (!issued) throw await this.resendTooSoon(storeId, flow, subject, setting, now);
+
+    const began = performance.now();
+    if (user) {
+      await this.deliver(storeId, spec, setting, user, secret, caller.acceptLanguage);
+      this.sendMs[spec.channel] = 0.8 * this.sendMs[spec.channel] + 0.2 * (performance.now() - began);
+    } else {
+      await sleep(this.sendMs[spec.channel]);
+    }
+    const testMode = this.config.settings.verification.verificationMode === 'testMode';
+    return toStartAnswer(issued, setting.expireTimeWindow, setting.verificationType, testMode ? secret : undefined);
+  }
+
+  // Uses the code up and applies the flow's effect: the identifier verified, the new password
+  // set (every session ended, the user told), or the session's second factor done.
+  async complete(caller: VerificationCaller, flowName: string, input: CompleteVerificationInput): Promise<CompleteAnswer | SessionData> {
+    const { flow, spec, setting } = this.flow(flowName);
+    const storeId = caller.store.id;
+    // Before the code is spent: a refused password leaves the code usable.
+    if (spec.kind === 'reset') {
+      if (input.password === undefined) throw new AppError('ValidationFailed', 'password is required');
+      checkPasswordPolicy(input.password);
+    }
+    const session = spec.kind === 'secondFactor' ? this.pendingSession(caller, flow) : undefined;
+    const byLink = setting.verificationType === 'byLink';
+    let lookup: CodeLookup;
+    let codeHash: string;
+    if (byLink) {
+      // A link carries only its token: 256 random bits, found by their hash.
+      codeHash = this.hash(storeId, flow, setting, '', input.secretCode);
+      lookup = { codeHash };
+    } else {
+      const subject = session ? session.sessionId : this.subject(spec, input);
+      codeHash = this.hash(storeId, flow, setting, subject, input.secretCode);
+      lookup = { subject };
+    }
+    const now = this.clock.now();
+    const consumed = await this.codes.consume(storeId, flow, lookup, codeHash, now, MAX_ATTEMPTS);
+    if (!consumed) throw await this.whyNot(storeId, flow, lookup, now);
+    if (!consumed.ok || !consumed.userId || (session && consumed.sessionId !== session.sessionId)) throw invalidCode();
+    const user = await this.users.findById(storeId, consumed.userId);
+    // The identifier may have changed since the code was sent: the code proved the old one.
+    const current = spec.kind === 'secondFactor' ? consumed.subject : user?.[spec.identifier];
+    if (!user?.isActive || current !== consumed.subject) throw invalidCode();
+
+    if (session) {
+      const updated = await this.sessions.completeSecondFactor(storeId, session.sessionId, SECOND_FACTORS[flow as keyof typeof SECOND_FACTORS]);
+      if (!updated) throw new AppError('Unauthorized', 'the session has ended');
+      return updated;
+    }
+    const verified = spec.identifier === 'email' ? { emailVerified: true } : { mobileVerified: true };
+    if (spec.kind === 'reset') {
+      // Receiving the code proved the identifier too.
+      await this.users.update(storeId, user.id, { ...verified, password: input.password });
+      await this.sessions.end(storeId, { userId: user.id });
+      if (this.notifications.hasChannel(spec.channel)) {
+        await this.notifications.send({ storeId, channel: spec.channel, template: PASSWORD_CHANGED_TEMPLATE, userId: user.id, acceptLanguage: caller.acceptLanguage });
+      }
+    } else {
+      await this.users.update(storeId, user.id, verified);
+    }
+    // The user changed (verified, or a new password): `user-updated` on the event channel.
+    this.events.emit('user.updated', { userId: user.id, storeId });
+    return { status: 'OK', isVerified: true, [spec.identifier]: consumed.subject };
+  }
+
+  private flow(name: string): { flow: VerificationFlow; spec: FlowSpec; setting: VerificationFlowSetting } {
+    if (!(VERIFICATION_FLOWS as readonly string[]).includes(name)) throw new AppError('RouteNotFound', `no verification flow ${name}`);
+    const flow = name as VerificationFlow;
+    const setting = this.config.settings.verification.flows[flow];
+    if (!setting.enabled) throw new AppError('VerificationFlowDisabled', `${flow} is not enabled`);
+    return { flow, spec: FLOWS[flow], setting };
+  }
+
+  private subject(spec: FlowSpec, input: StartVerificationInput): string {
+    const value = input[spec.identifier];
+    if (!value) throw new AppError('ValidationFailed', `${spec.identifier} is required`);
+    return this.users.normalizeIdentifier(spec.identifier, value);
+  }
+
+  private pendingSession(caller: VerificationCaller, flow: VerificationFlow): SessionData {
+    const session = caller.session;
+    if (!session) throw new AppError('Unauthorized', 'a second factor needs the session of the login');
+    const pending = flow === 'email-2factor-verification' ? session.sessionNeedsEmail2FA : session.sessionNeedsMobile2FA;
+    if (!pending) throw new AppError('SecondFactorNotPending', `this session has no pending ${SECOND_FACTORS[flow as keyof typeof SECOND_FACTORS]} second factor`);
+    return session;
+  }
+
+  // Bound to store, flow and subject (identifier or session): a code is worth nothing elsewhere.
+  private hash(storeId: string, flow: VerificationFlow, setting: VerificationFlowSetting, subject: string, secret: string): string {
+    const bound = setting.verificationType === 'byLink' ? `${storeId}\n${flow}\nlink\n${secret}` : `${storeId}\n${flow}\n${subject}\n${secret}`;
+    return createHmac('sha256', this.pepper).update(bound).digest('hex');
+  }
+
+  private async deliver(storeId: string, spec: FlowSpec, setting: VerificationFlowSetting, user: UserEntity, secret: string, acceptLanguage?: string): Promise<void> {
+    // testMode without the channel: the answer carries the code.
+    if (!this.notifications.hasChannel(spec.channel)) return;
+    const link = `${this.config.settings.verification.frontendUrl.replace(/\/$/, '')}/${spec.linkPath}/${secret}`;
+    await this.notifications.send({
+      storeId,
+      channel: spec.channel,
+      template: setting.verificationTemplate,
+      userId: user.id,
+      contextVars: { expireMinutes: Math.ceil(setting.expireTimeWindow / 60) },
+      // Kept only until delivered; never in a queue job or a log.
+      secretVars: setting.verificationType === 'byLink' ? { link } : { code: secret },
+      acceptLanguage,
+    });
+  }
+
+  private async resendTooSoon(storeId: string, flow: VerificationFlow, subject: string, setting: VerificationFlowSetting, now: Date): Promise<AppError> {
+    const sentAt = (await this.codes.lastSent(storeId, flow, subject)) ?? now;
+    const seconds = Math.max(1, Math.ceil((sentAt.getTime() + setting.resendTimeWindow * 1000 - now.getTime()) / 1000));
+    return new AppError('VerificationResendTooSoon', `a new code can be requested in ${seconds} seconds`, { 'Retry-After': String(seconds) });
+  }
+
+  // A code that was not evaluated: dead after too many attempts, expired, or none (never sent,
+  // used already, or a link that does not exist).
+  private async whyNot(storeId: string, flow: VerificationFlow, lookup: CodeLookup, now: Date): Promise<AppError> {
+    const row = await this.codes.find(storeId, flow, lookup);
+    if (!row || row.consumedAt) return invalidCode();
+    if (row.attempts >= MAX_ATTEMPTS) return new AppError('VerificationAttemptsExceeded', 'too many wrong codes: request a new one');
+    if (row.expiresAt <= now) return new AppError('VerificationCodeExpired', 'the code has expired: request a new one');
+    return invalidCode();
+  }
+}
+
+function invalidCode(): AppError {
+  return new AppError('VerificationCodeInvalid', 'the code is not valid');
+}

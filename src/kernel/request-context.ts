@@ -1,0 +1,37 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { Request } from 'express';
+import type { SessionData } from '../identity/session/session.types.js';
+import type { StoreEntity } from '../identity/store/store.entity.js';
+
+// What one request knows about itself, attached to the request object: request-scoped by
+// construction. Services receive the parts they need as arguments (the caller first). There is
+// deliberately no AsyncLocalStorage: once one is in use, Node runs its hooks on every promise of
+// the process, which cost about a seventh of an authenticated request's CPU.
+export interface RequestContext {
+  requestId: string;
+  startedAt: bigint;
+  // Scheme and host the request was sent to (the scheme follows TRUST_PROXY).
+  origin: string;
+  // The targeted store (tenant), resolved by TenancyMiddleware.
+  store?: StoreEntity;
+  // Whether the request named its store (header, query or body), rather than defaulting to root.
+  storeTargeted?: boolean;
+  // The calling service, when a machine token authenticated the request.
+  machine?: string;
+  // The caller's login, set by AuthGuard on authenticated routes.
+  session?: SessionData;
+  // The access token that authenticated the request (echoed by /currentuser).
+  accessToken?: string;
+  // The caller's permissions, reported in list envelopes (set by the access module).
+  uiPermissions?: string[];
+}
+
+export type ContextRequest = Request & { ctx: RequestContext; rawBody?: Buffer };
+
+export const Ctx = createParamDecorator((_: unknown, host: ExecutionContext): RequestContext => {
+  return host.switchToHttp().getRequest<ContextRequest>().ctx;
+});
+
+export function elapsedMs(ctx: RequestContext): number {
+  return Number((process.hrtime.bigint() - ctx.startedAt) / 1000n) / 1000;
+}

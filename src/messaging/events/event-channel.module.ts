@@ -1,0 +1,25 @@
+import { Module } from '@nestjs/common';
+import { ApiKeyModule } from '../../identity/apikey/api-key.module.js';
+import { AuthModule } from '../../identity/auth/auth.module.js';
+import { BrokerModule } from '../broker/broker.module.js';
+import { StoreModule } from '../../identity/store/store.module.js';
+import { UserModule } from '../../identity/user/user.module.js';
+import { VerificationModule } from '../../identity/verification/verification.module.js';
+import { EventAccessService } from './event-access.service.js';
+import { EventBridge } from './event-bridge.js';
+import { EventHub } from './event-hub.js';
+import { EventPrincipals } from './event-principals.js';
+import { EventsController } from './events.controller.js';
+import { EventsGateway } from './events.gateway.js';
+import { EventsService } from './events.service.js';
+
+// The event subscription channel: Socket.IO namespaces /events/{name} and SSE streams
+// /events/{name}/stream over the broker, with one authorization for both. (DomainEvents, the
+// internal bus, is the global EventsModule.)
+@Module({
+  imports: [BrokerModule, AuthModule, ApiKeyModule, StoreModule, UserModule, VerificationModule],
+  controllers: [EventsController],
+  providers: [EventAccessService, EventPrincipals, EventHub, EventsService, EventsGateway, EventBridge],
+  exports: [EventsService],
+})
+export class EventChannelModule {}

@@ -1,0 +1,41 @@
+import { Module } from '@nestjs/common';
+import { BrokerModule } from '../broker/broker.module.js';
+import { AppConfig } from '../../platform/config/app-config.js';
+import { StoreModule } from '../../identity/store/store.module.js';
+import { UserModule } from '../../identity/user/user.module.js';
+import { EventRules } from './event-rules.js';
+import { InboxController } from './inbox.controller.js';
+import { InProcessQueue } from './in-process-queue.js';
+import { NotificationQueue } from './notification-queue.js';
+import { NotificationRepository } from './notification.repository.js';
+import { NotificationService } from './notification.service.js';
+import { NotificationWorker } from './notification.worker.js';
+import { ProviderRegistry } from './provider-registry.js';
+import { TemplateService } from './template.service.js';
+
+// BullMQ (~25 MB loaded) only with Redis: without REDIS_URL it is never imported.
+const queueProvider = {
+  provide: NotificationQueue,
+  inject: [AppConfig],
+  useFactory: async (config: AppConfig): Promise<NotificationQueue> => {
+    const { concurrency, maxAttempts, backoffMs, lockDurationMs } = config.settings.notifications.worker;
+    const { REDIS_URL, PROJECT_CODENAME, SERVICE_CODENAME } = config.env;
+    if (!REDIS_URL) return new InProcessQueue(concurrency, maxAttempts, backoffMs);
+    const { BullMqQueue } = await import('./bullmq-queue.js');
+    return new BullMqQueue({ redisUrl: REDIS_URL, prefix: `${PROJECT_CODENAME}:${SERVICE_CODENAME}:bull`, concurrency, maxAttempts, backoffMs, lockDurationMs });
+  },
+};
+
+const registryProvider = {
+  provide: ProviderRegistry,
+  inject: [AppConfig],
+  useFactory: (config: AppConfig): Promise<ProviderRegistry> => ProviderRegistry.create(config),
+};
+
+@Module({
+  imports: [UserModule, StoreModule, BrokerModule],
+  controllers: [InboxController],
+  providers: [queueProvider, NotificationRepository, NotificationService, NotificationWorker, TemplateService, registryProvider, EventRules],
+  exports: [NotificationService],
+})
+export class NotificationModule {}

@@ -1,0 +1,113 @@
+import type { Response } from 'express';
+import type { Params } from 'nestjs-pino';
+import { createRequire } from 'node:module';
+import { destination, transport, type DestinationStream, type Logger } from 'pino';
+import type { Options } from 'pino-http';
+import type { AppConfig } from '../config/app-config.js';
+import { elapsedMs, type ContextRequest } from '../../kernel/request-context.js';
+
+// Where log lines go instead of stdout (tests read them).
+export interface LogStream {
+  write(line: string): void;
+}
+
+const REDACT_PATHS = ['*.password', '*.passwordHash', '*.accessToken', '*.authorization', '*.cookie'];
+
+// JSON logs; credentials are never written. The logger is pino's, through nestjs-pino for the
+// services. A line about a request carries its `requestId`, which the code that writes it takes
+// from the request (RequestContext): the request line (requestLog() below), the error filter's,
+// a failed API completion event's, an unavailable anti-bot check's. There is no per-request
+// child logger: nestjs-pino's per-request middleware (pino-http) is not mounted (`forRoutes:
+// []`), it cost a fifth of an authenticated request.
+export function loggerOptions(config: AppConfig, stream?: LogStream): Params {
+  const options: Options = {
+    level: config.env.LOG_LEVEL,
+    // `req` and `res` are written as requestLog() builds them, errors as errorForLog() says
+    // (pino-http's own serializers expect the live request and response).
+    wrapSerializers: false,
+    serializers: { err: errorForLog },
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+  };
+  return { pinoHttp: [options, (stream ?? readableLines(config) ?? stdoutLines()) as DestinationStream], forRoutes: [] };
+}
+
+// In a developer's terminal (NODE_ENV development, the default, and standard output a TTY),
+// lines a person reads: pino-pretty on pino's transport thread. It is a development dependency:
+// where it is not installed, in tests, staging and production, and into a pipe, lines stay JSON.
+function readableLines(config: AppConfig): DestinationStream | undefined {
+  if (config.env.NODE_ENV !== 'development' || !process.stdout.isTTY) return undefined;
+  let target: string;
+  try {
+    target = createRequire(import.meta.url).resolve('pino-pretty');
+  } catch {
+    return undefined;
+  }
+  return transport({ target, options: { destination: 1, translateTime: 'SYS:HH:MM:ss.l', singleLine: true, ignore: 'pid,hostname,context', messageFormat: '{if context}{context}: {end}{msg}' } });
+}
+
+// Standard output as pino's own destination (sonic-boom: written asynchronously, flushed on exit)
+// holding the lines as bytes. In its default text mode each line written while a write is in
+// flight is appended to the pending text and all of it measured again (a copy of up to 16 kB per
+// line: a tenth of what an authenticated request allocated under load); as bytes, a line costs
+// its own size.
+function stdoutLines(): LogStream {
+  const out = destination({ dest: 1, sync: false, contentMode: 'buffer' });
+  return { write: (line) => out.write(Buffer.from(line) as unknown as string) };
+}
+
+// One line per request, health checks aside: method, path (credentials in the query masked), the
+// caller's address, the status and the time taken; never headers (tokens, cookies) or bodies
+// (passwords). A request the client gave up on before its answer is a warning. Called once the
+// request is over (see RequestEndHook).
+export function requestLog(root: Logger, config: AppConfig): (req: ContextRequest, res: Response) => void {
+  // The line is built from chosen fields only, so the redaction paths have nothing to find in it:
+  // without them pino writes it without first cloning it (a fifth of what a request allocated).
+  const logger = root.child({}, { redact: { paths: [] } });
+  // The API-key field name is settings-validated to letters, digits, _ and -.
+  const secretParams = new RegExp(`([?&](access_token|token|code|apiKey|api_key|${config.settings.apiKeys.fieldName})=)[^&]*`, 'gi');
+  return (req, res) => {
+    const url = req.originalUrl;
+    if (url.startsWith('/health')) return;
+    const level = res.statusCode >= 500 ? 'error' : res.writableFinished ? 'info' : 'warn';
+    if (!logger.isLevelEnabled(level)) return;
+    const { ctx } = req;
+    const line = {
+      requestId: ctx.requestId, // the request's context is over when its socket closes
+      storeId: ctx.store?.id,
+      req: { method: req.method, url: url.includes('?') ? url.replace(secretParams, '$1[redacted]') : url, remoteAddress: req.socket.remoteAddress },
+      res: { statusCode: res.statusCode },
+      responseTime: Math.round(elapsedMs(ctx)),
+    };
+    logger[level](line, res.writableFinished ? 'request completed' : 'request aborted');
+  };
+}
+
+type ErrorFields = Record<string, unknown> & { driverError?: Record<string, unknown> };
+
+// An error as logged: what failed and where, never the values involved. A database error's
+// parameters, its `detail` ("Failing row contains (...)", "Key (x)=(...)") and a Redis reply's
+// command arguments carry password hashes, key hashes and session data, so they are left out,
+// and values the message quotes are masked.
+export function errorForLog(err: unknown): unknown {
+  if (typeof err !== 'object' || err === null) return err;
+  const e = err as ErrorFields;
+  const driver = e.driverError ?? {};
+  const type = typeof e.name === 'string' ? e.name : 'Error';
+  const message = maskValues(String(e.message ?? ''));
+  const frames = typeof e.stack === 'string' ? e.stack.split('\n').filter((line) => /^\s+at /.test(line)) : [];
+  return {
+    type,
+    message,
+    code: e.code ?? driver.code,
+    query: typeof e.query === 'string' ? e.query : undefined, // placeholders ($1), not values
+    table: driver.table,
+    constraint: driver.constraint,
+    column: driver.column,
+    stack: [`${type}: ${message}`, ...frames].join('\n'),
+  };
+}
+
+// `invalid input syntax for type uuid: "…"`, `Key (email)=(…)`: the quoted value goes.
+function maskValues(message: string): string {
+  return message.replace(/: "(?:[^"\\]|\\.)*"/g, ': "[masked]"').replace(/\)=\((?:.*)\)/g, ')=([masked])');
+}
