@@ -13,6 +13,7 @@ import { ErrorFilter } from './kernel/error.filter.js';
 import { PolicyAudit } from './kernel/policy-audit.js';
 import { loggerOptions, type LogStream } from './platform/logging/logging.js';
 import { AppConfig } from './platform/config/app-config.js';
+import { ENTITIES } from './entities.js';
 import { ConfigModule } from './platform/config/config.module.js';
 import { DatabaseModule } from './platform/database/database.module.js';
 import { EventChannelModule } from './messaging/events/event-channel.module.js';
@@ -40,7 +41,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config, clock),
         LoggerModule.forRoot(loggerOptions(config, logStream)),
-        DatabaseModule.forRoot(databaseUrl),
+        DatabaseModule.forRoot(databaseUrl, ENTITIES),
         DiscoveryModule,
         RedisModule,
         RateLimitModule,

@@ -6,9 +6,9 @@ import { AppError } from '../kernel/errors.js';
 import { pageRequest, type PageQuery, type PageRequest } from '../kernel/paging.js';
 import type { RequestContext } from '../kernel/request-context.js';
 import { AppConfig } from '../platform/config/app-config.js';
-import { ROOT_CODENAME, type StoreEntity } from '../identity/store/store.entity.js';
+import { ROOT_CODENAME, type Tenant } from '../kernel/tenant.js';
 import { SAAS_ROLES } from '../kernel/roles.js';
-import type { UserEntity } from '../identity/user/user.entity.js';
+import type { UserEntity } from '../identity/user/index.js';
 import { UserService } from '../identity/user/user.service.js';
 import type { CreateGrantInput, CreateGroupInput, CreateMemberInput, MemberQuery, UpdateGroupInput, UpdateMemberInput } from './access.dto.js';
 import type { PermissionGrantEntity, UserGroupEntity, UserGroupMemberEntity } from './access.entity.js';
@@ -98,7 +98,7 @@ export class AccessService implements OnModuleInit {
   // Grants: a store's admins in their store, SaaS admins at root (SaaS level), over principals
   // they outrank only (access.policy.ts). Nobody grants or denies a permission it does not hold
   // itself.
-  async createGrant(principal: AccessPrincipal, store: StoreEntity, input: CreateGrantInput): Promise<PermissionGrantEntity> {
+  async createGrant(principal: AccessPrincipal, store: Tenant, input: CreateGrantInput): Promise<PermissionGrantEntity> {
     if (!this.catalogue.isKnown(input.permission)) throw new AppError('PermissionUnknown', `no permission "${input.permission}"`);
     const subjects = [input.roleId, input.userId, input.groupId].filter((v) => v !== undefined);
     if (subjects.length > 1) throw new AppError('ValidationFailed', 'give at most one of roleId, userId, groupId');
@@ -123,13 +123,13 @@ export class AccessService implements OnModuleInit {
     });
   }
 
-  async listGrants(_principal: AccessPrincipal, store: StoreEntity, query: PageQuery): Promise<[PermissionGrantEntity[], number, PageRequest]> {
+  async listGrants(_principal: AccessPrincipal, store: Tenant, query: PageQuery): Promise<[PermissionGrantEntity[], number, PageRequest]> {
     const page = this.page(query);
     const [rows, total] = await this.repo.listGrants(grantScope(store), page);
     return [rows, total, page];
   }
 
-  async getGrant(_principal: AccessPrincipal, store: StoreEntity, id: string): Promise<PermissionGrantEntity> {
+  async getGrant(_principal: AccessPrincipal, store: Tenant, id: string): Promise<PermissionGrantEntity> {
     const grant = await this.repo.findGrant(grantScope(store), id);
     if (!grant) throw new AppError('PermissionGrantNotFound', 'no such grant in this store');
     return grant;
@@ -138,7 +138,7 @@ export class AccessService implements OnModuleInit {
   // Deleting a grant takes the right to manage grants (the route's admin roles) and rank over
   // whom it reaches, not the permission itself: a deny is lifted by whoever outranks the denied,
   // and the store's owner lifts any.
-  async deleteGrant(principal: AccessPrincipal, store: StoreEntity, id: string): Promise<void> {
+  async deleteGrant(principal: AccessPrincipal, store: Tenant, id: string): Promise<void> {
     const grant = await this.getGrant(principal, store, id);
     const user = grant.userId === null ? null : await this.users.findById(store.id, grant.userId);
     // a grant to a user who is gone reaches nobody
@@ -148,7 +148,7 @@ export class AccessService implements OnModuleInit {
 
   // The one rule of who may change what affects whom (access.policy.ts), for every change of
   // grants, groups and memberships.
-  private assertMayChange(principal: AccessPrincipal, store: StoreEntity, effects: readonly Effect[]): void {
+  private assertMayChange(principal: AccessPrincipal, store: Tenant, effects: readonly Effect[]): void {
     const ownsStore = principal.kind === 'user' && store.ownerId !== null && principal.userId === store.ownerId;
     const refused = changeRefusal(this.config.settings, { userId: principal.userId!, roles: principal.roles, ownsStore }, effects);
     if (refused) throw new AppError(refused.errCode, refused.detail);
@@ -156,7 +156,7 @@ export class AccessService implements OnModuleInit {
 
   // Whom a grant reaches: its role, its user, each member of its group (in this store), or the
   // whole store. `setBy` when it is lifted.
-  private async grantEffects(store: StoreEntity, subject: { roleId: string | null; user: UserEntity | null; groupId: string | null }, setBy?: string): Promise<Effect[]> {
+  private async grantEffects(store: Tenant, subject: { roleId: string | null; user: UserEntity | null; groupId: string | null }, setBy?: string): Promise<Effect[]> {
     if (subject.roleId !== null) return [{ grant: 'role', roleId: subject.roleId }];
     if (subject.user) return [{ grant: 'user', user: subject.user, setBy }];
     if (subject.groupId !== null) return (await this.membersOf(store, subject.groupId)).map(({ user }) => ({ grant: 'user', user, setBy }));
@@ -165,13 +165,13 @@ export class AccessService implements OnModuleInit {
 
   // What a member loses when its membership ends: the membership and the grants on its group
   // that reached it, each with who set it.
-  private async lostWith(store: StoreEntity, member: UserGroupMemberEntity): Promise<string[]> {
+  private async lostWith(store: Tenant, member: UserGroupMemberEntity): Promise<string[]> {
     return [member.ownerId, ...(await this.repo.grantSettersOnGroup(grantScope(store), member.groupId))];
   }
 
   // A group's members in this store with their users (a global group's members elsewhere are
   // their stores' to manage); a membership whose user is gone affects nobody.
-  private async membersOf(store: StoreEntity, groupId: string): Promise<{ member: UserGroupMemberEntity; user: UserEntity }[]> {
+  private async membersOf(store: Tenant, groupId: string): Promise<{ member: UserGroupMemberEntity; user: UserEntity }[]> {
     const members = await this.repo.membersOf(store.id, groupId);
     const users = await Promise.all(members.map((m) => this.users.findById(store.id, m.userId)));
     return members.flatMap((member, i) => (users[i] ? [{ member, user: users[i] }] : []));
@@ -180,7 +180,7 @@ export class AccessService implements OnModuleInit {
   // Groups: with `userGroupsInTenantLevel` a store's admins manage the store's groups; global
   // groups are created, changed and deleted by SaaS admins only. A new group affects nobody; a
   // group is renamed or deleted only by someone who may manage each of its members.
-  async createGroup(principal: AccessPrincipal, store: StoreEntity, input: CreateGroupInput, origin: string): Promise<UserGroupEntity> {
+  async createGroup(principal: AccessPrincipal, store: Tenant, input: CreateGroupInput, origin: string): Promise<UserGroupEntity> {
     this.assertGroupsActive();
     const storeId = this.groupScope(store);
     if (storeId === null) this.assertSaasAdmin(principal);
@@ -194,21 +194,21 @@ export class AccessService implements OnModuleInit {
     });
   }
 
-  async listGroups(_principal: AccessPrincipal, store: StoreEntity, query: PageQuery): Promise<[UserGroupEntity[], number, PageRequest]> {
+  async listGroups(_principal: AccessPrincipal, store: Tenant, query: PageQuery): Promise<[UserGroupEntity[], number, PageRequest]> {
     this.assertGroupsActive();
     const page = this.page(query);
     const [rows, total] = await this.repo.listGroups(this.groupScope(store), page);
     return [rows, total, page];
   }
 
-  async getGroup(_principal: AccessPrincipal, store: StoreEntity, id: string): Promise<UserGroupEntity> {
+  async getGroup(_principal: AccessPrincipal, store: Tenant, id: string): Promise<UserGroupEntity> {
     this.assertGroupsActive();
     const group = await this.repo.findVisibleGroup(this.groupScope(store), id);
     if (!group) throw new AppError('UserGroupNotFound', 'no such group');
     return group;
   }
 
-  async updateGroup(principal: AccessPrincipal, store: StoreEntity, id: string, input: UpdateGroupInput): Promise<UserGroupEntity> {
+  async updateGroup(principal: AccessPrincipal, store: Tenant, id: string, input: UpdateGroupInput): Promise<UserGroupEntity> {
     const group = await this.getGroup(principal, store, id);
     if (group.storeId === null) this.assertSaasAdmin(principal);
     this.assertMayChange(principal, store, (await this.membersOf(store, group.id)).map(({ user }) => ({ member: user, takes: [] })));
@@ -216,7 +216,7 @@ export class AccessService implements OnModuleInit {
   }
 
   // Its memberships and its grants end with it, at once: each member loses both.
-  async deleteGroup(principal: AccessPrincipal, store: StoreEntity, id: string): Promise<void> {
+  async deleteGroup(principal: AccessPrincipal, store: Tenant, id: string): Promise<void> {
     const group = await this.getGroup(principal, store, id);
     if (group.storeId === null) this.assertSaasAdmin(principal);
     const members = await this.membersOf(store, group.id);
@@ -227,7 +227,7 @@ export class AccessService implements OnModuleInit {
 
   // A store's admins add the store's own users whom they may manage (the user-management rule),
   // to its groups or to global ones.
-  async createMember(principal: AccessPrincipal, store: StoreEntity, input: CreateMemberInput): Promise<UserGroupMemberEntity> {
+  async createMember(principal: AccessPrincipal, store: Tenant, input: CreateMemberInput): Promise<UserGroupMemberEntity> {
     const group = await this.getGroup(principal, store, input.groupId);
     this.assertMayChange(principal, store, [{ member: await this.userOf(store, input.userId), takes: [] }]);
     if (await this.repo.findMembership(store.id, group.id, input.userId)) throw new AppError('UserGroupMemberExists', 'the user is already in the group');
@@ -236,7 +236,7 @@ export class AccessService implements OnModuleInit {
 
   // A membership moves to another group or user under the rules of adding one; its user, when
   // it leaves, loses it as if it were removed.
-  async updateMember(principal: AccessPrincipal, store: StoreEntity, id: string, input: UpdateMemberInput): Promise<UserGroupMemberEntity> {
+  async updateMember(principal: AccessPrincipal, store: Tenant, id: string, input: UpdateMemberInput): Promise<UserGroupMemberEntity> {
     const member = await this.getMember(principal, store, id);
     const userId = input.userId ?? member.userId;
     const group = await this.getGroup(principal, store, input.groupId ?? member.groupId);
@@ -251,20 +251,20 @@ export class AccessService implements OnModuleInit {
     return this.repo.updateMember({ ...member, groupId: group.id, userId });
   }
 
-  private async userOf(store: StoreEntity, userId: string): Promise<UserEntity> {
+  private async userOf(store: Tenant, userId: string): Promise<UserEntity> {
     const user = await this.users.findById(store.id, userId);
     if (!user) throw new AppError('UserNotFound', 'no such user in this store');
     return user;
   }
 
-  async listMembers(_principal: AccessPrincipal, store: StoreEntity, query: MemberQuery): Promise<[UserGroupMemberEntity[], number, PageRequest]> {
+  async listMembers(_principal: AccessPrincipal, store: Tenant, query: MemberQuery): Promise<[UserGroupMemberEntity[], number, PageRequest]> {
     this.assertGroupsActive();
     const page = this.page(query);
     const [rows, total] = await this.repo.listMembers(store.id, query.groupId, page);
     return [rows, total, page];
   }
 
-  async getMember(_principal: AccessPrincipal, store: StoreEntity, id: string): Promise<UserGroupMemberEntity> {
+  async getMember(_principal: AccessPrincipal, store: Tenant, id: string): Promise<UserGroupMemberEntity> {
     this.assertGroupsActive();
     const member = await this.repo.findMember(store.id, id);
     if (!member) throw new AppError('UserGroupMemberNotFound', 'no such membership in this store');
@@ -272,14 +272,14 @@ export class AccessService implements OnModuleInit {
   }
 
   // Removing a membership takes the right to manage its user, as moving it does.
-  async deleteMember(principal: AccessPrincipal, store: StoreEntity, id: string): Promise<void> {
+  async deleteMember(principal: AccessPrincipal, store: Tenant, id: string): Promise<void> {
     const member = await this.getMember(principal, store, id);
     const user = await this.users.findById(store.id, member.userId);
     if (user) this.assertMayChange(principal, store, [{ member: user, takes: await this.lostWith(store, member) }]);
     await this.repo.deleteMember(store.id, id);
   }
 
-  private groupScope(store: StoreEntity): string | null {
+  private groupScope(store: Tenant): string | null {
     return this.config.settings.userGroupsInTenantLevel && store.codename !== ROOT_CODENAME ? store.id : null;
   }
 
@@ -297,6 +297,6 @@ export class AccessService implements OnModuleInit {
 }
 
 // Grants made at root are SaaS-level (storeId null) and apply in every store.
-function grantScope(store: StoreEntity): string | null {
+function grantScope(store: Tenant): string | null {
   return store.codename === ROOT_CODENAME ? null : store.id;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { SessionData } from '../identity/session/session.types.js';
+import type { SessionData } from './principal.js';
 import { buildEnvelope, type Enveloped } from './envelope.js';
 import type { Paging } from './paging.js';
 import type { ContextRequest, RequestContext } from './request-context.js';

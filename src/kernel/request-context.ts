@@ -1,7 +1,7 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
-import type { SessionData } from '../identity/session/session.types.js';
-import type { StoreEntity } from '../identity/store/store.entity.js';
+import type { SessionData } from './principal.js';
+import type { Tenant } from './tenant.js';
 
 // What one request knows about itself, attached to the request object: request-scoped by
 // construction. Services receive the parts they need as arguments (the caller first). There is
@@ -13,7 +13,7 @@ export interface RequestContext {
   // Scheme and host the request was sent to (the scheme follows TRUST_PROXY).
   origin: string;
   // The targeted store (tenant), resolved by TenancyMiddleware.
-  store?: StoreEntity;
+  store?: Tenant;
   // Whether the request named its store (header, query or body), rather than defaulting to root.
   storeTargeted?: boolean;
   // The calling service, when a machine token authenticated the request.
@@ -32,6 +32,4 @@ export const Ctx = createParamDecorator((_: unknown, host: ExecutionContext): Re
   return host.switchToHttp().getRequest<ContextRequest>().ctx;
 });
 
-export function elapsedMs(ctx: RequestContext): number {
-  return Number((process.hrtime.bigint() - ctx.startedAt) / 1000n) / 1000;
-}
+export { elapsedMs } from '../platform/clock/elapsed.js';

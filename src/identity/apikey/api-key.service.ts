@@ -9,7 +9,7 @@ import { AppError } from '../../kernel/errors.js';
 import { pageRequest, type PageQuery, type PageRequest } from '../../kernel/paging.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { DomainEvents } from '../../kernel/domain-events.js';
-import type { SessionData } from '../session/session.types.js';
+import type { SessionData } from '../../kernel/principal.js';
 import { hasAdminRole, mayManage, rolesWithin } from '../../kernel/roles.js';
 import { UserService } from '../user/user.service.js';
 import { toApiKeyResponse, type CreateApiKeyInput } from './api-key.dto.js';

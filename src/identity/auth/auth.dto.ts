@@ -1,8 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
 import { PageInfo } from '../../kernel/paging.js';
-import { SessionResponse } from '../session/session.dto.js';
-import type { SessionEntity } from '../session/session.entity.js';
+import { SessionResponse, type SessionEntity } from '../session/index.js';
 
 export class LoginInput {
   @ApiPropertyOptional({ description: 'The primary identifier: email, E.164 mobile, or either for emailOrMobile.' })
@@ -86,7 +85,7 @@ export class SessionsEndedResponse {
   @ApiProperty({ type: 'integer', description: 'How many sessions ended.' }) ended: number;
 }
 
-export { SessionResponse, toSessionResponse, type SessionView } from '../session/session.dto.js';
+export { SessionResponse, toSessionResponse, type SessionView } from '../session/index.js';
 
 export function toSessionListItem(row: SessionEntity, currentId: string) {
   return {

@@ -7,7 +7,7 @@ import { Authenticated, Public, type AuthPolicy } from '../../kernel/policy.js';
 import type { ContextRequest } from '../../kernel/request-context.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { MachineAuthService } from '../m2m/machine-auth.service.js';
-import type { SessionData } from '../session/session.types.js';
+import type { SessionData } from '../../kernel/principal.js';
 import { StoreService } from '../store/store.service.js';
 import { SAAS_ROLES } from '../../kernel/roles.js';
 import { VerificationGate } from '../verification/verification.gate.js';

@@ -5,10 +5,10 @@ import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { RateLimits } from '../../kernel/rate-limit/rate-limit.js';
 import { SessionService } from '../session/session.service.js';
-import type { PendingFactors, SessionData, SessionMeta } from '../session/session.types.js';
-import type { StoreEntity } from '../store/store.entity.js';
+import type { PendingFactors, SessionData, SessionMeta } from '../../kernel/principal.js';
+import type { Tenant } from '../../kernel/tenant.js';
 import { PasswordHasher } from '../user/password.js';
-import type { UserEntity } from '../user/user.entity.js';
+import type { UserEntity } from '../user/index.js';
 import { UserService } from '../user/user.service.js';
 import { VerificationGate } from '../verification/verification.gate.js';
 import type { LoginInput } from './auth.dto.js';
@@ -36,7 +36,7 @@ export class AuthService {
     private readonly verification: VerificationGate,
   ) {}
 
-  async login(store: StoreEntity, input: LoginInput, meta: SessionMeta): Promise<LoginResult> {
+  async login(store: Tenant, input: LoginInput, meta: SessionMeta): Promise<LoginResult> {
     const username = input.username ?? input.email;
     if (!username || !input.password) throw new AppError('MissingParameters', 'username and password are required');
     if (!store.isActive) throw new AppError('StoreInactive', `store "${store.codename}" is not active`);
@@ -75,7 +75,7 @@ export class AuthService {
 
   // A user already proven by other means (a social provider, single sign-on): the same checks
   // and the same session as a password login.
-  async loginVerified(store: StoreEntity, user: UserEntity, meta: SessionMeta): Promise<LoginResult> {
+  async loginVerified(store: Tenant, user: UserEntity, meta: SessionMeta): Promise<LoginResult> {
     if (!store.isActive) throw new AppError('StoreInactive', `store "${store.codename}" is not active`);
     const pending = this.assertMayLogIn(user);
     return this.startSession(store, user, meta, pending);
@@ -93,7 +93,7 @@ export class AuthService {
   }
 
   // The session cap applies in sessions.create, for every kind of login.
-  private async startSession(store: StoreEntity, user: UserEntity, meta: SessionMeta, pending: PendingFactors): Promise<LoginResult> {
+  private async startSession(store: Tenant, user: UserEntity, meta: SessionMeta, pending: PendingFactors): Promise<LoginResult> {
     const session = await this.sessions.create(user, meta, pending);
     const expiresAt = new Date(session.expiresAt);
     const claims = { sessionId: session.sessionId, userId: user.id, storeId: store.id };

@@ -5,8 +5,8 @@ import type { ContextRequest } from '../../kernel/request-context.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { RemoteSessionService } from '../remote-session/remote-session.service.js';
 import { SessionService } from '../session/session.service.js';
-import type { SessionData } from '../session/session.types.js';
-import { ROOT_CODENAME, type StoreEntity } from '../store/store.entity.js';
+import type { SessionData } from '../../kernel/principal.js';
+import { ROOT_CODENAME, type Tenant } from '../../kernel/tenant.js';
 import { accessTokenName, extractApiKey, extractToken } from './token-extractor.js';
 import { TokenService } from './token.service.js';
 
@@ -27,19 +27,19 @@ export class AuthenticationService {
   }
 
   // Header and cookie name for the targeted store.
-  tokenName(store: StoreEntity): string {
+  tokenName(store: Tenant): string {
     return accessTokenName(this.config.env.PROJECT_CODENAME, store.codename, ROOT_CODENAME);
   }
 
   // The login's token as a cookie and a header of the same name, for browsers and for clients
   // that cannot keep cookies.
-  sendToken(res: Response, store: StoreEntity, accessToken: string, expiresAt: Date): void {
+  sendToken(res: Response, store: Tenant, accessToken: string, expiresAt: Date): void {
     const name = this.tokenName(store);
     res.cookie(name, accessToken, { ...this.cookieOptions(), expires: expiresAt });
     res.setHeader(name, accessToken);
   }
 
-  clearToken(res: Response, store: StoreEntity): void {
+  clearToken(res: Response, store: Tenant): void {
     res.clearCookie(this.tokenName(store), this.cookieOptions());
   }
 
@@ -49,7 +49,7 @@ export class AuthenticationService {
   }
 
   // The store's name first; the root name too, for a super administrator acting in a store.
-  private tokenNames(store: StoreEntity): string[] {
+  private tokenNames(store: Tenant): string[] {
     const names = [this.tokenName(store)];
     if (store.codename !== ROOT_CODENAME) names.push(accessTokenName(this.config.env.PROJECT_CODENAME, ROOT_CODENAME, ROOT_CODENAME));
     return names;

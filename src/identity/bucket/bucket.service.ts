@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { Clock } from '../../platform/clock/clock.js';
-import type { SessionData } from '../session/session.types.js';
+import type { SessionData } from '../../kernel/principal.js';
 import { UserService } from '../user/user.service.js';
 import { AvatarStorage, type StoredObject } from './avatar-storage.js';
 import { BucketRepository } from './bucket.repository.js';

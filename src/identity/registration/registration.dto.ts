@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsDefined, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
-import { StoreInput } from '../store/store.dto.js';
-import { UserProfileInput } from '../user/user.dto.js';
+import { StoreInput } from '../store/index.js';
+import { UserProfileInput } from '../user/index.js';
 
 // From a social sign-in result: completes the profile from the provider's and links the account.
 class SocialRegistrationInput extends UserProfileInput {

@@ -7,12 +7,11 @@ import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { DomainEvents } from '../../kernel/domain-events.js';
 import { SocialService } from '../social/social.service.js';
-import { StoreInput } from '../store/store.dto.js';
-import { ROOT_CODENAME, type StoreEntity } from '../store/store.entity.js';
+import { StoreInput } from '../store/index.js';
+import { ROOT_CODENAME, type Tenant } from '../../kernel/tenant.js';
 import { StoreService } from '../store/store.service.js';
 import { levelRoles, TENANT_ROLES } from '../../kernel/roles.js';
-import type { UserProfileInput } from '../user/user.dto.js';
-import type { UserEntity } from '../user/user.entity.js';
+import type { UserProfileInput, UserEntity } from '../user/index.js';
 import { UserService } from '../user/user.service.js';
 import type { RegisterStoreOwnerInput, RegisterStoreUserInput } from './registration.dto.js';
 
@@ -39,7 +38,7 @@ export class RegistrationService implements OnModuleInit {
   }
 
   // A new store and its owner, in one transaction. `origin`: the request's (generated avatars).
-  async registerStoreOwner(target: StoreEntity, input: RegisterStoreOwnerInput, origin: string): Promise<{ user: UserEntity; store: StoreEntity }> {
+  async registerStoreOwner(target: Tenant, input: RegisterStoreOwnerInput, origin: string): Promise<{ user: UserEntity; store: Tenant }> {
     if (target.codename !== ROOT_CODENAME) throw new AppError('RootLevelOnly', 'store owners register at the root level');
     if (!this.config.settings.tenantRegisterIsPublic) throw new AppError('TenantRegisterNotPublic');
 
@@ -65,7 +64,7 @@ export class RegistrationService implements OnModuleInit {
     }
   }
 
-  async registerStoreUser(target: StoreEntity, input: RegisterStoreUserInput, origin: string): Promise<UserEntity> {
+  async registerStoreUser(target: Tenant, input: RegisterStoreUserInput, origin: string): Promise<UserEntity> {
     // A single-tenant deployment registers its users in its one organisation, the root store.
     const single = this.config.settings.tenancy === 'single';
     if (target.codename === ROOT_CODENAME && !single) throw new AppError('StoreLevelOnly', 'users register in a store: target one with svc-store-codename');

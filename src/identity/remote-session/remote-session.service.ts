@@ -6,11 +6,11 @@ import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { ConfigError } from '../../platform/config/env.js';
 import { resolveSecret } from '../../platform/config/social-secrets.js';
-import type { SessionData } from '../session/session.types.js';
-import type { StoreEntity } from '../store/store.entity.js';
+import type { SessionData } from '../../kernel/principal.js';
+import type { Tenant } from '../../kernel/tenant.js';
 import { UserService } from '../user/user.service.js';
 import { remoteSessionEnded, remoteSessionUnavailable } from './remote-session.errors.js';
-import type { RemoteSessionSettings } from './remote-session.settings.js';
+import type { RemoteSessionSettings } from '../../platform/config/remote-session-settings.js';
 
 // Answers reused per (store, remote session): enough for a page's burst of calls, bounded so
 // a flood of distinct sessions cannot grow the process.
@@ -79,7 +79,7 @@ export class RemoteSessionService {
   }
 
   // The session a remote token stands for in the targeted store, or 401 / 503.
-  async authenticate(store: StoreEntity, token: string): Promise<SessionData> {
+  async authenticate(store: Tenant, token: string): Promise<SessionData> {
     const settings = this.settings!;
     if (!settings.stores.includes(store.codename)) throw new AppError('Unauthorized', `store "${store.codename}" does not accept sessions of the remote service`);
     const claims = await this.verify(token, settings);

@@ -6,12 +6,12 @@ import { DataSource } from 'typeorm';
 import { AvatarService } from '../avatar/avatar.service.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { ConfigError } from '../../platform/config/env.js';
-import { ROOT_CODENAME } from '../store/store.entity.js';
+import { ROOT_CODENAME } from '../../kernel/tenant.js';
 import { StoreService } from '../store/store.service.js';
 import { looksLikeMobile, normalizeMobile } from '../user/mobile.js';
 import { checkPasswordPolicy, PasswordHasher } from '../user/password.js';
 import { SAAS_ROLES, TENANT_ROLES } from '../../kernel/roles.js';
-import { SYSTEM_USER_FIELDS } from '../user/user.dto.js';
+import { SYSTEM_USER_FIELDS } from '../user/index.js';
 import { UserService } from '../user/user.service.js';
 
 export const DEFAULT_SUPER_ADMIN_EMAIL = 'admin@example.com';

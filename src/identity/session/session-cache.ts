@@ -1,7 +1,7 @@
 import { createTtlCache, TtlCache } from '../../platform/cache/ttl-cache.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { REDIS, type OptionalRedis } from '../../platform/redis/redis.module.js';
-import type { SessionData } from './session.types.js';
+import type { SessionData } from '../../kernel/principal.js';
 
 // Copies of sessions, keyed by session id.
 export abstract class SessionCache extends TtlCache<SessionData> {}

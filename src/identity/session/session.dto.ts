@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import type { SessionData } from './session.types.js';
+import type { SessionData } from '../../kernel/principal.js';
 
 const ROLE_ID = { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], description: 'A role, or the list of roles when `usersHaveMultipleRoles`.' };
 

@@ -4,13 +4,13 @@ import { Clock, DAY_MS } from '../../platform/clock/clock.js';
 import { pageRequest, type PageQuery, type PageRequest } from '../../kernel/paging.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { DomainEvents } from '../../kernel/domain-events.js';
-import type { UserEntity } from '../user/user.entity.js';
+import type { UserEntity } from '../user/index.js';
 import { UserService } from '../user/user.service.js';
 import { SessionCache } from './session-cache.js';
 import type { SessionEntity } from './session.entity.js';
 import { SessionRepository } from './session.repository.js';
 import { toSessionResponse } from './session.dto.js';
-import type { PendingFactors, SessionData, SessionMeta } from './session.types.js';
+import type { PendingFactors, SessionData, SessionMeta } from '../../kernel/principal.js';
 
 @Injectable()
 export class SessionService {

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { SOCIAL_PROVIDERS } from '../../platform/config/social-settings.js';
-import { SessionResponse } from '../session/session.dto.js';
+import { SessionResponse } from '../session/index.js';
 
 export class SocialStartQuery {
   @ApiPropertyOptional({ description: 'Where the browser lands afterwards; must equal the configured address exactly.' })

@@ -5,8 +5,8 @@ import { AppConfig } from '../../platform/config/app-config.js';
 import type { EntityManager } from 'typeorm';
 import { AuthService, type LoginResult } from '../auth/auth.service.js';
 import { Clock } from '../../platform/clock/clock.js';
-import type { SessionMeta } from '../session/session.types.js';
-import type { StoreEntity } from '../store/store.entity.js';
+import type { SessionMeta } from '../../kernel/principal.js';
+import type { Tenant } from '../../kernel/tenant.js';
 import { UserService } from '../user/user.service.js';
 import { SocialRepository } from './social.repository.js';
 import type { SocialProfile } from './social-profile.js';
@@ -112,7 +112,7 @@ export class SocialService {
   }
 
   // POST /auth/social-login-result: the session of the linked user, or what registration needs.
-  async result(store: StoreEntity, socialCode: string, meta: SessionMeta): Promise<SocialResult> {
+  async result(store: Tenant, socialCode: string, meta: SessionMeta): Promise<SocialResult> {
     const payload = await this.redeem(store.id, socialCode);
     const identity = await this.repo.findIdentity(store.id, payload.provider, payload.profile.providerUserId);
     const user = identity && (await this.users.findById(store.id, identity.userId));

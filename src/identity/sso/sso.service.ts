@@ -3,7 +3,7 @@ import type * as Oidc from 'openid-client';
 import { Clock } from '../../platform/clock/clock.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { SocialService } from '../social/social.service.js';
-import type { StoreEntity } from '../store/store.entity.js';
+import type { Tenant } from '../../kernel/tenant.js';
 import type { ResolvedSso } from '../../platform/config/social-secrets.js';
 import { ssoNotConfigured, ssoProviderUnavailable } from './sso.errors.js';
 
@@ -41,7 +41,7 @@ export class SsoService {
   private readonly sso: ResolvedSso | null;
 
   // The provider's authorization address for this store.
-  async start(store: StoreEntity, requestedRedirect: string | undefined, req: SsoRequest): Promise<string> {
+  async start(store: Tenant, requestedRedirect: string | undefined, req: SsoRequest): Promise<string> {
     const sso = this.settings();
     const redirectUrl = this.social.redirectUrl(requestedRedirect);
     const oidc = await openidClient();

@@ -1,7 +1,8 @@
+import type { Tenant } from '../../kernel/tenant.js';
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn, VersionColumn } from 'typeorm';
 
 @Entity('stores')
-export class StoreEntity {
+export class StoreEntity implements Tenant {
   @PrimaryGeneratedColumn('uuid')
   id: string;
 
@@ -43,4 +44,4 @@ export class StoreEntity {
   updatedAt: Date;
 }
 
-export const ROOT_CODENAME = 'root';
+export { ROOT_CODENAME } from '../../kernel/tenant.js';

@@ -5,7 +5,7 @@ import type { Tenancy } from '../../platform/config/settings.js';
 import { AppError } from '../../kernel/errors.js';
 import type { ContextRequest } from '../../kernel/request-context.js';
 import { CODENAME_SHAPE } from '../store/codename.js';
-import { ROOT_CODENAME, type StoreEntity } from '../store/store.entity.js';
+import { ROOT_CODENAME, type Tenant } from '../../kernel/tenant.js';
 import { StoreService } from '../store/store.service.js';
 
 // Paths that belong to no tenant: operations and documentation.
@@ -38,7 +38,7 @@ export class TenancyMiddleware implements NestMiddleware {
 }
 
 // The store a request names (none: root).
-export async function resolveTarget(stores: StoreService, tenancy: Tenancy, named: unknown): Promise<StoreEntity> {
+export async function resolveTarget(stores: StoreService, tenancy: Tenancy, named: unknown): Promise<Tenant> {
   refuseTargetingWhenSingle(tenancy, named);
   const codename = named ?? ROOT_CODENAME;
   // Anything that cannot be a codename is unknown without asking the database.

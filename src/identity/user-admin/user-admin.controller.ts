@@ -7,7 +7,7 @@ import { Authenticated, USER_OR_API_KEY } from '../../kernel/policy.js';
 import { Ctx, type RequestContext } from '../../kernel/request-context.js';
 import { P } from '../../kernel/service-permissions.js';
 import { ADMIN_ROLES, hasAdminRole } from '../../kernel/roles.js';
-import { UserResponse } from '../user/user.dto.js';
+import { UserResponse } from '../user/index.js';
 import { UserService } from '../user/user.service.js';
 import { VerificationGate } from '../verification/verification.gate.js';
 import { CreateUserInput, UpdateUserInput, UserIdParam } from './user-admin.dto.js';

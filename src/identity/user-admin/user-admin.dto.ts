@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsNotEmpty, IsOptional, IsString, IsUUID, MaxLength, ValidateIf } from 'class-validator';
 import { IsImageUrl, IsLanguageTag, IsOmittable } from '../../kernel/validation.js';
-import { trim, UserProfileInput } from '../user/user.dto.js';
+import { trim, UserProfileInput } from '../user/index.js';
 
 const ROLE_DESCRIPTION = 'A role value, or an array of them when `usersHaveMultipleRoles`. Admins only.';
 

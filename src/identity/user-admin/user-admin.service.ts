@@ -7,11 +7,10 @@ import { BucketService } from '../bucket/bucket.service.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { DomainEvents } from '../../kernel/domain-events.js';
 import { SessionService } from '../session/session.service.js';
-import type { SessionData } from '../session/session.types.js';
-import { ROOT_CODENAME, type StoreEntity } from '../store/store.entity.js';
+import type { SessionData } from '../../kernel/principal.js';
+import { ROOT_CODENAME, type Tenant } from '../../kernel/tenant.js';
 import { hasAdminRole, levelRoles, outranks, SAAS_ROLES } from '../../kernel/roles.js';
-import { SYSTEM_USER_FIELDS } from '../user/user.dto.js';
-import type { UserEntity } from '../user/user.entity.js';
+import { SYSTEM_USER_FIELDS, type UserEntity } from '../user/index.js';
 import { PasswordHasher } from '../user/password.js';
 import { UserService } from '../user/user.service.js';
 import { UpdateUserInput, type CreateUserInput } from './user-admin.dto.js';
@@ -40,7 +39,7 @@ export class UserAdminService implements OnModuleInit {
   // POST /users: admins of the store (any role they may grant), or anyone when
   // userRegisterIsPublic (the level's plain user role only). SaaS-level users only by superAdmin
   // or saasAdmin; a single-tenant deployment's root store is its organisation, managed like a store.
-  async create(actor: SessionData | undefined, store: StoreEntity, input: CreateUserInput, origin: string): Promise<UserEntity> {
+  async create(actor: SessionData | undefined, store: Tenant, input: CreateUserInput, origin: string): Promise<UserEntity> {
     const atRoot = store.codename === ROOT_CODENAME;
     if (atRoot && this.config.settings.tenancy === 'multi') {
       if (!actor) throw new AppError('Unauthorized', 'SaaS-level users are created by superAdmin or saasAdmin');
@@ -54,18 +53,18 @@ export class UserAdminService implements OnModuleInit {
     return this.users.create({ storeId: store.id, roles, ownerId: actor?.userId }, profile, origin);
   }
 
-  list(store: StoreEntity, query: PageQuery): Promise<[UserEntity[], number, PageRequest]> {
+  list(store: Tenant, query: PageQuery): Promise<[UserEntity[], number, PageRequest]> {
     const page = pageRequest(query, this.config.settings.paging);
     return this.users.list(store.id, page).then(([rows, total]) => [rows, total, page]);
   }
 
-  async get(actor: SessionData, store: StoreEntity, id: string): Promise<UserEntity> {
+  async get(actor: SessionData, store: Tenant, id: string): Promise<UserEntity> {
     const user = await this.visible(store, id);
     if (user.id !== actor.userId && !hasAdminRole(actor.roles)) throw new AppError('Forbidden', 'you may read only your own profile');
     return user;
   }
 
-  async update(actor: SessionData, store: StoreEntity, id: string, input: UpdateUserInput, origin: string): Promise<UserEntity> {
+  async update(actor: SessionData, store: Tenant, id: string, input: UpdateUserInput, origin: string): Promise<UserEntity> {
     const user = await this.visible(store, id);
     const self = user.id === actor.userId;
     const admin = hasAdminRole(actor.roles);
@@ -104,7 +103,7 @@ export class UserAdminService implements OnModuleInit {
     return updated;
   }
 
-  async delete(actor: SessionData, store: StoreEntity, id: string): Promise<void> {
+  async delete(actor: SessionData, store: Tenant, id: string): Promise<void> {
     const user = await this.visible(store, id);
     if (user.id === actor.userId) throw new AppError('Forbidden', 'you cannot delete yourself');
     if (store.ownerId === user.id) throw new AppError('Forbidden', 'the store owner cannot be deleted');
@@ -116,7 +115,7 @@ export class UserAdminService implements OnModuleInit {
     this.events.emit('user.deleted', { userId: id, storeId: store.id, ownerId: user.ownerId });
   }
 
-  private async visible(store: StoreEntity, id: string): Promise<UserEntity> {
+  private async visible(store: Tenant, id: string): Promise<UserEntity> {
     const user = await this.users.findById(store.id, id);
     if (!user) throw new AppError('UserNotFound', 'no such user in this store');
     return user;
@@ -124,7 +123,7 @@ export class UserAdminService implements OnModuleInit {
 
   // Roles a caller may grant in this store: the level's admin and user roles and custom roles;
   // owner and super administrator roles only by a super administrator.
-  private checkRoles(actor: SessionData, store: StoreEntity, roleId: unknown): string[] {
+  private checkRoles(actor: SessionData, store: Tenant, roleId: unknown): string[] {
     const roles = Array.isArray(roleId) ? roleId : [roleId];
     // A number names a number custom role (compared as given); users hold its text form.
     if (!roles.length || roles.some((r) => typeof r !== 'string' && typeof r !== 'number')) throw new AppError('ValidationFailed', 'roleId must be a role value or an array of them');

@@ -4,9 +4,9 @@ import { AntiBotProtected } from '../antibot/antibot.guard.js';
 import { ApiFailures, ApiResult } from '../../kernel/api-result.js';
 import { Authenticated, Public, USER_ONLY } from '../../kernel/policy.js';
 import { Ctx, type RequestContext } from '../../kernel/request-context.js';
-import { SessionResponse } from '../session/session.dto.js';
+import { SessionResponse } from '../session/index.js';
 import { SessionService } from '../session/session.service.js';
-import type { SessionData } from '../session/session.types.js';
+import type { SessionData } from '../../kernel/principal.js';
 import { CompleteAnswer, CompleteSecondFactorInput, CompleteVerificationInput, StartAnswer, StartVerificationInput } from './verification.dto.js';
 import { VerificationService, type VerificationCaller } from './verification.service.js';
 

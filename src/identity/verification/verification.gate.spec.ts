@@ -1,8 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { AppError } from '../../kernel/errors.js';
 import type { AppConfig } from '../../platform/config/app-config.js';
-import type { SessionData } from '../session/session.types.js';
-import { routeName, VerificationGate } from './verification.gate.js';
+import type { SessionData } from '../../kernel/principal.js';
+import { routeName } from '../../kernel/route-name.js';
+import { VerificationGate } from './verification.gate.js';
 
 const session: SessionData = { sessionId: 's', userId: 'u', storeId: 'st', roles: ['tenantUser'], email: 'a@b.c', mobile: null, fullname: null, expiresAt: '' };
 const gate = new VerificationGate({ settings: {} } as AppConfig);

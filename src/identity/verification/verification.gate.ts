@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { AppError } from '../../kernel/errors.js';
+import { routeName } from '../../kernel/route-name.js';
 import { AppConfig } from '../../platform/config/app-config.js';
-import type { PendingFactors, SessionData } from '../session/session.types.js';
-import type { UserEntity } from '../user/user.entity.js';
+import type { PendingFactors, SessionData } from '../../kernel/principal.js';
+import type { UserEntity } from '../user/index.js';
 
 export interface RegistrationFlags {
   emailVerificationNeeded?: true;
@@ -40,18 +41,4 @@ export class VerificationGate {
     if (session.sessionNeedsEmail2FA) throw new AppError('EmailTwoFactorNeeded', 'complete the email second factor first', {}, `errMsg_${routeName(route.path, route.method)}RequiresEmail2FA`);
     if (session.sessionNeedsMobile2FA) throw new AppError('MobileTwoFactorNeeded', 'complete the mobile second factor first', {}, `errMsg_${routeName(route.path, route.method)}RequiresMobile2FA`);
   }
-}
-
-// `GET /auth-api/v1/users/:id` → getUsersById: the method, then the path without the service
-// prefix and version, parameters as `By<Name>`.
-export function routeName(route: string, method: string): string {
-  const words = route
-    .split('/')
-    .filter((p) => p && p !== 'auth-api' && !/^v\d+$/.test(p))
-    .map((p) => (p.startsWith(':') ? `By${cap(p.slice(1))}` : p.split(/[^A-Za-z0-9]+/).map(cap).join('')));
-  return method.toLowerCase() + words.join('');
-}
-
-function cap(word: string): string {
-  return word.charAt(0).toUpperCase() + word.slice(1);
 }

@@ -9,10 +9,10 @@ import { ConfigError } from '../../platform/config/env.js';
 import { VERIFICATION_FLOWS, type VerificationFlow, type VerificationFlowSetting } from '../../platform/config/verification-settings.js';
 import { NotificationService } from '../../messaging/notification/notification.service.js';
 import { SessionService } from '../session/session.service.js';
-import type { SessionData } from '../session/session.types.js';
-import type { StoreEntity } from '../store/store.entity.js';
+import type { SessionData } from '../../kernel/principal.js';
+import type { Tenant } from '../../kernel/tenant.js';
 import { checkPasswordPolicy } from '../user/password.js';
-import type { UserEntity } from '../user/user.entity.js';
+import type { UserEntity } from '../user/index.js';
 import { UserService } from '../user/user.service.js';
 import { FLOWS, MAX_ATTEMPTS, type FlowSpec } from './flows.js';
 import { PASSWORD_CHANGED_TEMPLATE, VERIFICATION_TEMPLATES } from './verification-templates.js';
@@ -22,7 +22,7 @@ import { VerificationRepository, type CodeLookup } from './verification.reposito
 // Who asks: the targeted store, the caller's session for a second factor, and the language
 // the request prefers (third in the message's language order).
 export interface VerificationCaller {
-  store: StoreEntity;
+  store: Tenant;
   session?: SessionData;
   acceptLanguage?: string;
 }

@@ -5,7 +5,7 @@ import { controllerRoutes } from '../../kernel/policy-audit.js';
 import type { ContextRequest } from '../../kernel/request-context.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { ConfigError } from '../../platform/config/env.js';
-import { routeName } from '../../identity/verification/verification.gate.js';
+import { routeName } from '../../kernel/route-name.js';
 import { EventPublisher } from './event-publisher.js';
 import { apiDoneTopic, resolveTopicAlias } from './topics.js';
 

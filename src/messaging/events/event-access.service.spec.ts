@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { EventSubscriptionSetting } from '../../platform/config/event-settings.js';
-import type { SessionData } from '../../identity/session/session.types.js';
+import type { SessionData } from '../../kernel/principal.js';
 import { EventAccessService, MessageContext, type Subscriber } from './event-access.service.js';
 import { compileSubscriptions, type CompiledSubscription } from './event-subscriptions.js';
 

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { BrokerMessage } from '../broker/broker.js';
-import type { SessionData } from '../../identity/session/session.types.js';
+import type { SessionData } from '../../kernel/principal.js';
 import { hasAdminRole } from '../../kernel/roles.js';
 import { fromCel, toCel } from './event-scripts.js';
 import type { CompiledSubscription, CompiledTopic } from './event-subscriptions.js';

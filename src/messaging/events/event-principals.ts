@@ -4,8 +4,8 @@ import { AuthenticationService } from '../../identity/auth/authentication.servic
 import { AppError } from '../../kernel/errors.js';
 import type { ContextRequest } from '../../kernel/request-context.js';
 import { AppConfig } from '../../platform/config/app-config.js';
-import type { SessionData } from '../../identity/session/session.types.js';
-import { ROOT_CODENAME, type StoreEntity } from '../../identity/store/store.entity.js';
+import type { SessionData } from '../../kernel/principal.js';
+import { ROOT_CODENAME, type Tenant } from '../../kernel/tenant.js';
 import { StoreService } from '../../identity/store/store.service.js';
 import { refuseTargetingWhenSingle } from '../../identity/tenancy/tenancy.middleware.js';
 import { SAAS_ROLES } from '../../kernel/roles.js';
@@ -24,7 +24,7 @@ export interface Credentials {
 }
 
 export interface ConnectionPrincipal {
-  store: StoreEntity;
+  store: Tenant;
   subscriber: Subscriber;
 }
 
@@ -75,11 +75,11 @@ export class EventPrincipals {
 }
 
 // The store whose events the stream would carry.
-function assertActive(store: StoreEntity): void {
+function assertActive(store: Tenant): void {
   if (!store.isActive) throw new AppError('StoreInactive', `store "${store.codename}" is not active`);
 }
 
-function checkTenant(store: StoreEntity, session: SessionData): void {
+function checkTenant(store: Tenant, session: SessionData): void {
   if (session.storeId !== store.id && !session.roles.includes(SAAS_ROLES.superAdmin)) {
     throw new AppError('TenantMismatch', 'the token was issued for another store');
   }

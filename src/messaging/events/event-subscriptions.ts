@@ -1,17 +1,9 @@
+import { BUILT_IN_OBJECTS } from '../broker/data-objects.js';
 import { resolveTopicAlias } from '../broker/topics.js';
 import { ConfigError } from '../../platform/config/env.js';
-import type { AccessLevel, DataObjectAccessSetting } from '../../platform/config/event-settings.js';
+import type { AccessLevel } from '../../platform/config/event-settings.js';
 import type { ServiceSettings } from '../../platform/config/settings.js';
 import { compileScript, type Script, type ScriptKind } from './event-scripts.js';
-
-// The service's own data objects and their default access (SPEC: store public, user
-// protected, apiKey and notification private). Settings may change them.
-export const BUILT_IN_OBJECTS: readonly DataObjectAccessSetting[] = [
-  { name: 'store', accessLevel: 'accessPublic', hasOwnerField: true },
-  { name: 'user', accessLevel: 'accessProtected', hasOwnerField: true },
-  { name: 'apiKey', accessLevel: 'accessPrivate', hasOwnerField: true },
-  { name: 'notification', accessLevel: 'accessPrivate', hasOwnerField: true },
-];
 
 export interface CompiledTopic {
   // Client-facing name.

@@ -6,7 +6,7 @@ import { resolveTopicAlias } from '../broker/topics.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { ConfigError } from '../../platform/config/env.js';
 import type { EventRuleSetting } from '../../platform/config/notification-settings.js';
-import { BUILT_IN_OBJECTS } from '../events/event-subscriptions.js';
+import { BUILT_IN_OBJECTS } from '../broker/data-objects.js';
 import { NotificationService } from './notification.service.js';
 
 type Expression = (context: Record<string, unknown>) => unknown;

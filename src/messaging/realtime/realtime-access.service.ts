@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EventPublisher } from '../broker/event-publisher.js';
 import { AppError } from '../../kernel/errors.js';
-import type { SessionData } from '../../identity/session/session.types.js';
+import type { SessionData } from '../../kernel/principal.js';
 import { StoreService } from '../../identity/store/store.service.js';
 import { checkChannelAccess, parseChannel } from './realtime.channels.js';
 import { channelName } from './realtime.limits.js';

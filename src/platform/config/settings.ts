@@ -27,7 +27,7 @@ import { VerificationSettings } from './verification-settings.js';
 import { projectPath } from './project-path.js';
 import { RealtimeChannelSettings } from './realtime-settings.js';
 import { SocialLoginSettings, SsoSettings } from './social-settings.js';
-import { RemoteSessionSettings } from '../../identity/remote-session/remote-session.settings.js';
+import { RemoteSessionSettings } from './remote-session-settings.js';
 
 export const PRIMARY_IDENTIFIERS = ['email', 'mobile', 'emailOrMobile'] as const;
 export const SECONDARY_PRESENCES = ['none', 'optional', 'required'] as const;

@@ -1,35 +1,25 @@
 import type pg from 'pg';
 import type { DataSourceOptions } from 'typeorm';
-import { SigningKeyEntity } from '../../identity/auth/signing-key.entity.js';
-import { SessionEntity } from '../../identity/session/session.entity.js';
-import { StoreEntity } from '../../identity/store/store.entity.js';
-import { UserEntity } from '../../identity/user/user.entity.js';
 import { Init1763800000000 } from './migrations/1763800000000-init.js';
 import { SessionsAndKeys1763900000000 } from './migrations/1763900000000-sessions-and-keys.js';
 import { Notifications1764000000000 } from './migrations/1764000000000-notifications.js';
 import { ApiKeys1764100000000 } from './migrations/1764100000000-api-keys.js';
 import { AvatarUploads1764250000000 } from './migrations/1764250000000-avatar-uploads.js';
 import { SocialLogin1764320000000 } from './migrations/1764320000000-social-login.js';
-import { SocialCodeEntity, SocialIdentityEntity } from '../../identity/social/social.entity.js';
-import { ApiKeyEntity } from '../../identity/apikey/api-key.entity.js';
-import { AvatarUploadEntity } from '../../identity/bucket/bucket.entity.js';
-import { NotificationEntity } from '../../messaging/notification/notification.entity.js';
-import { VerificationCodeEntity } from '../../identity/verification/verification.entity.js';
 import { Verification1764310000000 } from './migrations/1764310000000-verification.js';
 import { Access1764400000000 } from './migrations/1764400000000-access.js';
 import { StoreChanges1764500000000 } from './migrations/1764500000000-store-changes.js';
 import { StorePickerIndex1764600000000 } from './migrations/1764600000000-store-picker-index.js';
-import { PermissionGrantEntity, UserGroupEntity, UserGroupMemberEntity } from '../../access/access.entity.js';
 
-export const ENTITIES = [StoreEntity, UserEntity, SessionEntity, SigningKeyEntity, NotificationEntity, ApiKeyEntity, AvatarUploadEntity, VerificationCodeEntity, SocialIdentityEntity, SocialCodeEntity, UserGroupEntity, UserGroupMemberEntity, PermissionGrantEntity];
 export const MIGRATIONS = [Init1763800000000, SessionsAndKeys1763900000000, Notifications1764000000000, ApiKeys1764100000000, AvatarUploads1764250000000, Verification1764310000000, SocialLogin1764320000000, Access1764400000000, StoreChanges1764500000000, StorePickerIndex1764600000000];
 
+// `entities`: the features' tables (src/entities.ts composes them; the migrations need none).
 // `clientClass`: the pool's connections (see DatabaseNotifications).
-export function dataSourceOptions(url: string, clientClass?: typeof pg.Client, poolSize = 10): DataSourceOptions {
+export function dataSourceOptions(url: string, entities: DataSourceOptions['entities'] = [], clientClass?: typeof pg.Client, poolSize = 10): DataSourceOptions {
   return {
     type: 'postgres',
     url,
-    entities: ENTITIES,
+    entities,
     migrations: MIGRATIONS,
     migrationsRun: false, // run at boot under a lock: see runMigrations
     synchronize: false,

@@ -1,6 +1,6 @@
 import { Inject, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type DataSourceOptions } from 'typeorm';
 import { DatabaseNotifications } from './database-notifications.js';
 import { dataSourceOptions } from './data-source-options.js';
 import { runMigrations } from './migrate.js';
@@ -9,15 +9,16 @@ import { runMigrations } from './migrate.js';
 export class DatabaseModule implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(@Inject(DatabaseNotifications) private readonly notifications: DatabaseNotifications) {}
 
-  // `url` is PostgreSQL's (DATABASE_URL) or the embedded server's, decided in createApp.
-  static forRoot(url: string): DynamicModule {
+  // `url` is PostgreSQL's (DATABASE_URL) or the embedded server's, decided in createApp;
+  // `entities` are the features' tables.
+  static forRoot(url: string, entities: DataSourceOptions['entities']): DynamicModule {
     const notifications = new DatabaseNotifications(url);
     return {
       module: DatabaseModule,
       global: true,
       imports: [
         TypeOrmModule.forRootAsync({
-          useFactory: () => dataSourceOptions(url, notifications.clientClass),
+          useFactory: () => dataSourceOptions(url, entities, notifications.clientClass),
           dataSourceFactory: async (options) => {
             const dataSource = await new DataSource(options!).initialize();
             await runMigrations(dataSource);

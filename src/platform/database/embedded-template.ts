@@ -82,7 +82,7 @@ export async function prepareTemplate(path = templatePath()): Promise<boolean> {
   try {
     const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0 });
     await server.start();
-    const dataSource = new DataSource(dataSourceOptions(`postgres://postgres@${server.getServerConn()}/postgres`, undefined, 1));
+    const dataSource = new DataSource(dataSourceOptions(`postgres://postgres@${server.getServerConn()}/postgres`, [], undefined, 1));
     try {
       await dataSource.initialize();
       await runMigrations(dataSource);

@@ -1,10 +1,10 @@
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import type { Params } from 'nestjs-pino';
 import { createRequire } from 'node:module';
 import { destination, transport, type DestinationStream, type Logger } from 'pino';
 import type { Options } from 'pino-http';
 import type { AppConfig } from '../config/app-config.js';
-import { elapsedMs, type ContextRequest } from '../../kernel/request-context.js';
+import { elapsedMs } from '../clock/elapsed.js';
 
 // Where log lines go instead of stdout (tests read them).
 export interface LogStream {
@@ -55,11 +55,14 @@ function stdoutLines(): LogStream {
   return { write: (line) => out.write(Buffer.from(line) as unknown as string) };
 }
 
+// What the request line reads of a request (the kernel's request context carries it).
+type LoggedRequest = Request & { ctx: { requestId: string; startedAt: bigint; store?: { id: string } } };
+
 // One line per request, health checks aside: method, path (credentials in the query masked), the
 // caller's address, the status and the time taken; never headers (tokens, cookies) or bodies
 // (passwords). A request the client gave up on before its answer is a warning. Called once the
 // request is over (see RequestEndHook).
-export function requestLog(root: Logger, config: AppConfig): (req: ContextRequest, res: Response) => void {
+export function requestLog(root: Logger, config: AppConfig): (req: LoggedRequest, res: Response) => void {
   // The line is built from chosen fields only, so the redaction paths have nothing to find in it:
   // without them pino writes it without first cloning it (a fifth of what a request allocated).
   const logger = root.child({}, { redact: { paths: [] } });

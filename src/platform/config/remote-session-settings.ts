@@ -1,5 +1,5 @@
 import { ArrayMinSize, Allow, IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
-import type { SecretSetting } from '../../platform/config/social-settings.js';
+import type { SecretSetting } from './social-settings.js';
 
 const HTTP_URL = /^https?:\/\/[^\s/]+(\/[^\s]*)?$/;
 // A dot path into an object: `sid`, `data.session`.

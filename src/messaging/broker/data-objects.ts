@@ -1,0 +1,10 @@
+import type { DataObjectAccessSetting } from '../../platform/config/event-settings.js';
+
+// The service's own data objects and their default access (SPEC: store public, user
+// protected, apiKey and notification private). Settings may change them.
+export const BUILT_IN_OBJECTS: readonly DataObjectAccessSetting[] = [
+  { name: 'store', accessLevel: 'accessPublic', hasOwnerField: true },
+  { name: 'user', accessLevel: 'accessProtected', hasOwnerField: true },
+  { name: 'apiKey', accessLevel: 'accessPrivate', hasOwnerField: true },
+  { name: 'notification', accessLevel: 'accessPrivate', hasOwnerField: true },
+];
