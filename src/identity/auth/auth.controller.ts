@@ -1,10 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, HttpStatus, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ApiFailures, ApiResult } from '../../kernel/api-result.js';
 import { AppError } from '../../kernel/errors.js';
-import { PageQuery, paging } from '../../kernel/paging.js';
-import { Authenticated, Public, USER_ONLY, USER_OR_API_KEY } from '../../kernel/policy.js';
+import { Authenticated, Public, USER_OR_API_KEY } from '../../kernel/policy.js';
 import { Ctx, type ContextRequest, type RequestContext } from '../../kernel/request-context.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { SessionService } from '../session/session.service.js';
@@ -16,11 +15,7 @@ import {
   LogoutResponse,
   PublicKeyQuery,
   PublicKeyResponse,
-  SessionIdParam,
-  SessionListResponse,
   SessionResponse,
-  SessionsEndedResponse,
-  toSessionListItem,
   toSessionResponse,
   type SessionView,
 } from './auth.dto.js';
@@ -96,38 +91,5 @@ export class AuthController {
   async jwks() {
     const keys = await this.keys.verificationKeys();
     return { keys: keys.map((k) => ({ ...k.publicKeyObject.export({ format: 'jwk' }), kid: k.kid, alg: 'RS256', use: 'sig' })) };
-  }
-
-  @Get('sessions')
-  @Authenticated({ principals: USER_ONLY, permission: null })
-  @ApiOperation({ summary: 'Your live sessions, newest first, paged; the current one is marked.' })
-  @ApiResult(SessionListResponse)
-  async listSessions(@Ctx() ctx: RequestContext, @Query() query: PageQuery) {
-    const session = ctx.session!;
-    const [rows, total, page] = await this.sessions.list(session.storeId, session.userId, query);
-    return { status: 'OK', sessions: rows.map((r) => toSessionListItem(r, session.sessionId)), paging: paging(page, total) };
-  }
-
-  @Delete('sessions/:id')
-  @Authenticated({ principals: USER_OR_API_KEY, permission: null })
-  @ApiOperation({ summary: 'End one of your sessions (a key: one of its creator\'s logins).' })
-  @ApiResult(SessionsEndedResponse)
-  async endSession(@Ctx() ctx: RequestContext, @Param() params: SessionIdParam) {
-    const session = ctx.session!;
-    const ended = await this.sessions.end(session.storeId, { id: params.id, userId: session.userId });
-    if (!ended) throw new AppError('SessionNotFound');
-    return { status: 'OK', ended };
-  }
-
-  @Delete('sessions')
-  @Authenticated({ principals: USER_OR_API_KEY, permission: null })
-  @ApiOperation({ summary: 'End all your sessions but this one (a key: all its creator\'s logins; the key stays).' })
-  @ApiResult(SessionsEndedResponse)
-  async endOtherSessions(@Ctx() ctx: RequestContext) {
-    const session = ctx.session!;
-    // A key is no login: its id is not a session to keep, and the key itself is not ended here.
-    const exceptId = session.principal === 'apiKey' ? undefined : session.sessionId;
-    const ended = await this.sessions.end(session.storeId, { userId: session.userId, exceptId });
-    return { status: 'OK', ended };
   }
 }

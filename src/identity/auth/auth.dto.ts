@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
-import { PageInfo } from '../../kernel/paging.js';
-import { SessionResponse, type SessionEntity } from '../session/index.js';
+import { SessionResponse } from '../session/index.js';
 
 export class LoginInput {
   @ApiPropertyOptional({ description: 'The primary identifier: email, E.164 mobile, or either for emailOrMobile.' })
@@ -28,11 +27,6 @@ export class PublicKeyQuery {
   @IsOptional()
   @IsUUID()
   keyId?: string;
-}
-
-export class SessionIdParam {
-  @IsUUID()
-  id: string;
 }
 
 // A login's answer: the session with its access token, and the bucket token.
@@ -65,35 +59,4 @@ export class JwksResponse {
   @ApiProperty({ type: [JsonWebKey] }) keys: JsonWebKey[];
 }
 
-export class SessionListItem {
-  @ApiProperty({ format: 'uuid' }) sessionId: string;
-  @ApiProperty({ format: 'date-time' }) createdAt: string;
-  @ApiProperty({ format: 'date-time' }) expiresAt: string;
-  @ApiProperty({ type: 'string', nullable: true }) ip: string | null;
-  @ApiProperty({ type: 'string', nullable: true }) userAgent: string | null;
-  @ApiProperty({ description: 'The session of this request.' }) current: boolean;
-}
-
-export class SessionListResponse {
-  @ApiProperty({ enum: ['OK'] }) status: 'OK';
-  @ApiProperty({ type: [SessionListItem] }) sessions: SessionListItem[];
-  @ApiProperty({ type: PageInfo }) paging: PageInfo;
-}
-
-export class SessionsEndedResponse {
-  @ApiProperty({ enum: ['OK'] }) status: 'OK';
-  @ApiProperty({ type: 'integer', description: 'How many sessions ended.' }) ended: number;
-}
-
 export { SessionResponse, toSessionResponse, type SessionView } from '../session/index.js';
-
-export function toSessionListItem(row: SessionEntity, currentId: string) {
-  return {
-    sessionId: row.id,
-    createdAt: row.createdAt,
-    expiresAt: row.expiresAt,
-    ip: row.ip,
-    userAgent: row.userAgent,
-    current: row.id === currentId,
-  };
-}

@@ -1,5 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsUUID } from 'class-validator';
+import { PageInfo } from '../../kernel/paging.js';
 import type { SessionData } from '../../kernel/principal.js';
+import type { SessionEntity } from './session.entity.js';
 
 const ROLE_ID = { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], description: 'A role, or the list of roles when `usersHaveMultipleRoles`.' };
 
@@ -38,5 +41,42 @@ export function toSessionResponse(session: SessionData, view: SessionView, acces
     ...(userBucketToken && { userBucketToken }),
     ...(session.sessionNeedsEmail2FA && { sessionNeedsEmail2FA: true }),
     ...(session.sessionNeedsMobile2FA && { sessionNeedsMobile2FA: true }),
+  };
+}
+
+// The caller's own sessions (/auth-api/sessions): the list, and how many a deletion ended.
+export class SessionIdParam {
+  @IsUUID()
+  id: string;
+}
+
+export class SessionListItem {
+  @ApiProperty({ format: 'uuid' }) sessionId: string;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ format: 'date-time' }) expiresAt: string;
+  @ApiProperty({ type: 'string', nullable: true }) ip: string | null;
+  @ApiProperty({ type: 'string', nullable: true }) userAgent: string | null;
+  @ApiProperty({ description: 'The session of this request.' }) current: boolean;
+}
+
+export class SessionListResponse {
+  @ApiProperty({ enum: ['OK'] }) status: 'OK';
+  @ApiProperty({ type: [SessionListItem] }) sessions: SessionListItem[];
+  @ApiProperty({ type: PageInfo }) paging: PageInfo;
+}
+
+export class SessionsEndedResponse {
+  @ApiProperty({ enum: ['OK'] }) status: 'OK';
+  @ApiProperty({ type: 'integer', description: 'How many sessions ended.' }) ended: number;
+}
+
+export function toSessionListItem(row: SessionEntity, currentId: string) {
+  return {
+    sessionId: row.id,
+    createdAt: row.createdAt,
+    expiresAt: row.expiresAt,
+    ip: row.ip,
+    userAgent: row.userAgent,
+    current: row.id === currentId,
   };
 }
