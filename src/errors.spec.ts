@@ -3,6 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import { projectPath } from './platform/config/project-path.js';
 import { ERROR_CATALOGUE, ERROR_SETS } from './errors.js';
 import type { ErrorSet } from './kernel/errors.js';
+import { ERRORS_DOC, renderErrorsDoc } from '../scripts/errors-doc.js';
 
 describe('error catalogue', () => {
   const readme = readFileSync(projectPath('docs/errors.md'), 'utf8');
@@ -16,6 +17,11 @@ describe('error catalogue', () => {
       if (code === 'NoLoginFound') expect(entry.message).toBe('No login found');
       else expect(entry.message).toMatch(/^errMsg_[A-Za-z0-9]+$/);
     }
+  });
+
+  it('docs/errors.md is what npm run docs:errors writes (run it and commit the page when this fails)', () => {
+    expect(readme).toBe(renderErrorsDoc());
+    expect(ERRORS_DOC).toBe('docs/errors.md');
   });
 
   // A feature's codes compile wherever they are thrown (DeclaredErrors), but the filter answers
