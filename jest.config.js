@@ -5,6 +5,8 @@ export default {
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true }] },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
+  // The whole error catalogue, as src/app.module.ts registers it, for specs that build no app.
+  setupFiles: ['<rootDir>/test/setup-errors.ts'],
   globalSetup: '<rootDir>/test/global-setup.js',
   globalTeardown: '<rootDir>/test/global-teardown.js',
   testTimeout: 30000,

@@ -10,6 +10,8 @@ import { AvatarModule } from './identity/avatar/avatar.module.js';
 import { BucketModule } from './identity/bucket/bucket.module.js';
 import type { Clock } from './platform/clock/clock.js';
 import { ErrorFilter } from './kernel/error.filter.js';
+// Every feature's error codes in the one catalogue the filter answers from (src/errors.ts).
+import './errors.js';
 import { PolicyAudit } from './kernel/policy-audit.js';
 import { loggerOptions, type LogStream } from './platform/logging/logging.js';
 import { AppConfig } from './platform/config/app-config.js';

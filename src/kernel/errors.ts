@@ -1,114 +1,101 @@
 import { HttpStatus } from '@nestjs/common';
 
-// One catalogue: every errCode maps once to its HTTP status and message code.
-// Feature modules declare their codes in <feature>.errors.ts and add them here.
-export const ERROR_CATALOGUE = {
-  // request shape
-  MalformedJson: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_MalformedJson' },
-  ValidationFailed: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_ValidationFailed' },
-  UnknownField: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_UnknownField' },
-  ForbiddenField: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_ForbiddenField' },
-  PayloadTooLarge: { status: HttpStatus.PAYLOAD_TOO_LARGE, message: 'errMsg_PayloadTooLarge' },
-  UnsupportedMediaType: { status: HttpStatus.UNSUPPORTED_MEDIA_TYPE, message: 'errMsg_UnsupportedMediaType' },
-  RouteNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_RouteNotFound' },
-  Conflict: { status: HttpStatus.CONFLICT, message: 'errMsg_Conflict' },
-  NotAcceptable: { status: HttpStatus.NOT_ACCEPTABLE, message: 'errMsg_NotAcceptable' },
-  UnprocessableEntity: { status: HttpStatus.UNPROCESSABLE_ENTITY, message: 'errMsg_UnprocessableEntity' },
-  MethodNotAllowed: { status: HttpStatus.METHOD_NOT_ALLOWED, message: 'errMsg_MethodNotAllowed' },
-  TooManyRequests: { status: HttpStatus.TOO_MANY_REQUESTS, message: 'errMsg_TooManyRequests' },
-  Forbidden: { status: HttpStatus.FORBIDDEN, message: 'errMsg_Forbidden' },
-  Unauthorized: { status: HttpStatus.UNAUTHORIZED, message: 'errMsg_Unauthorized' },
-  NotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_NotFound' },
-  InternalError: { status: HttpStatus.INTERNAL_SERVER_ERROR, message: 'errMsg_InternalError' },
-  ServiceUnavailable: { status: HttpStatus.SERVICE_UNAVAILABLE, message: 'errMsg_ServiceUnavailable' },
-  // tenancy and stores
-  StoreNotFound: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_StoreNotFound' },
-  StoreInactive: { status: HttpStatus.FORBIDDEN, message: 'errMsg_StoreInactive' },
-  RootLevelOnly: { status: HttpStatus.FORBIDDEN, message: 'errMsg_RootLevelOnly' },
-  StoreLevelOnly: { status: HttpStatus.FORBIDDEN, message: 'errMsg_StoreLevelOnly' },
-  TenantRegisterNotPublic: { status: HttpStatus.FORBIDDEN, message: 'errMsg_TenantRegisterNotPublic' },
-  // single-tenant deployments (settings.tenancy): one organisation, no stores to register or target
-  StoreRegistrationUnavailable: { status: HttpStatus.NOT_FOUND, message: 'errMsg_StoreRegistrationUnavailable' },
-  StoreTargetingUnavailable: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_StoreTargetingUnavailable' },
-  // users and identifiers
-  DuplicateIdentifier: { status: HttpStatus.CONFLICT, message: 'errMsg_DuplicateIdentifier' },
-  IdentifierRequired: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_IdentifierRequired' },
-  IdentifierNotAccepted: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_IdentifierNotAccepted' },
-  InvalidMobile: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_InvalidMobile' },
-  WeakPassword: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_WeakPassword' },
-  // login, tokens, sessions
-  MissingParameters: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_MissingParameters' },
-  InvalidCredentials: { status: HttpStatus.UNAUTHORIZED, message: 'errMsg_InvalidCredentials' },
-  NoLoginFound: { status: HttpStatus.UNAUTHORIZED, message: 'No login found', shape: 'status' },
-  UserInactive: { status: HttpStatus.FORBIDDEN, message: 'errMsg_UserInactive' },
-  EmailVerificationNeeded: { status: HttpStatus.FORBIDDEN, message: 'errMsg_EmailNotVerified' },
-  MobileVerificationNeeded: { status: HttpStatus.FORBIDDEN, message: 'errMsg_MobileNotVerified' },
-  TenantMismatch: { status: HttpStatus.FORBIDDEN, message: 'errMsg_TenantMismatch' },
-  PrincipalNotAccepted: { status: HttpStatus.UNAUTHORIZED, message: 'errMsg_PrincipalNotAccepted' },
-  MachineClientNotAllowed: { status: HttpStatus.FORBIDDEN, message: 'errMsg_MachineClientNotAllowed' },
-  SessionNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_SessionNotFound' },
-  KeyNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_KeyNotFound' },
-  ApiKeyPermissionNotHeld: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_ApiKeyPermissionNotHeld' },
-  // user management
-  UserNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_UserNotFound' },
-  RoleNotAssignable: { status: HttpStatus.FORBIDDEN, message: 'errMsg_RoleNotAssignable' },
-  WrongCurrentPassword: { status: HttpStatus.FORBIDDEN, message: 'errMsg_WrongCurrentPassword' },
-  // anti-bot challenge
-  ChallengeFailed: { status: HttpStatus.FORBIDDEN, message: 'errMsg_ChallengeFailed' },
-  // social login and single sign-on (social.errors.ts)
-  SocialProviderNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_SocialProviderNotFound' },
-  SocialRedirectNotAllowed: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_SocialRedirectNotAllowed' },
-  SocialCodeInvalid: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_SocialCodeInvalid' },
-  SsoNotConfigured: { status: HttpStatus.NOT_FOUND, message: 'errMsg_SsoNotConfigured' },
-  SsoProviderUnavailable: { status: HttpStatus.BAD_GATEWAY, message: 'errMsg_SsoProviderUnavailable' },
-  // remote sessions (src/identity/remote-session/remote-session.errors.ts)
-  RemoteSessionEnded: { status: HttpStatus.UNAUTHORIZED, message: 'errMsg_RemoteSessionEnded' },
-  RemoteSessionUnavailable: { status: HttpStatus.SERVICE_UNAVAILABLE, message: 'errMsg_RemoteSessionUnavailable' },
+// How errors are declared. Each feature declares its codes in its own `<feature>.errors.ts`:
+//
+//   export const STORE_ERRORS = defineErrors('src/identity/store/store.errors.ts', {
+//     StoreGone: { status: HttpStatus.GONE, message: 'errMsg_StoreGone', description: 'the one line docs/errors.md shows' },
+//   });
+//   declare module '../../kernel/errors.js' {
+//     interface DeclaredErrors extends CodesOf<typeof STORE_ERRORS> {}
+//   }
+//
+// The `declare module` block adds the codes to ErrCode, so `new AppError('StoreGone')` type-checks
+// anywhere (and a code declared twice with two meanings does not compile). The root
+// (src/errors.ts) registers every feature's set at startup, so the kernel assembles the one
+// catalogue without importing any feature; docs/errors.md is generated from it.
+export interface ErrorDefinition {
+  readonly status: HttpStatus;
+  // The message code clients switch on (`errMsg_...`); the spec's text for the `status` shape.
+  readonly message: string;
+  // When the client gets it: the one line of docs/errors.md.
+  readonly description: string;
+  // The spec's `{ status: 'ERR', message }` body (`/currentuser` without a login).
+  readonly shape?: 'status';
+}
 
-  // verification flows and the second-factor gate (src/identity/verification/verification.errors.ts)
-  EmailTwoFactorNeeded: { status: HttpStatus.FORBIDDEN, message: 'errMsg_EmailTwoFactorNeeded' },
-  MobileTwoFactorNeeded: { status: HttpStatus.FORBIDDEN, message: 'errMsg_MobileTwoFactorNeeded' },
-  VerificationFlowDisabled: { status: HttpStatus.NOT_FOUND, message: 'errMsg_VerificationFlowDisabled' },
-  VerificationResendTooSoon: { status: HttpStatus.TOO_MANY_REQUESTS, message: 'errMsg_VerificationResendTooSoon' },
-  VerificationCodeInvalid: { status: HttpStatus.FORBIDDEN, message: 'errMsg_VerificationCodeInvalid' },
-  VerificationCodeExpired: { status: HttpStatus.FORBIDDEN, message: 'errMsg_VerificationCodeExpired' },
-  VerificationAttemptsExceeded: { status: HttpStatus.TOO_MANY_REQUESTS, message: 'errMsg_VerificationAttemptsExceeded' },
-  SecondFactorNotPending: { status: HttpStatus.CONFLICT, message: 'errMsg_SecondFactorNotPending' },
-  // avatar bucket
-  FileRequired: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_FileRequired' },
-  FileNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_FileNotFound' },
-  // event channel
-  SubscriptionNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_SubscriptionNotFound' },
-  SessionChanged: { status: HttpStatus.UNAUTHORIZED, message: 'errMsg_SessionChanged' },
-  EventReaderTooSlow: { status: HttpStatus.TOO_MANY_REQUESTS, message: 'errMsg_EventReaderTooSlow' },
-  // outbound realtime channel (src/messaging/realtime/realtime.errors.ts)
-  RealtimeChannelDisabled: { status: HttpStatus.NOT_FOUND, message: 'errMsg_RealtimeChannelDisabled' },
-  RealtimeInvalidChannel: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeInvalidChannel' },
-  RealtimeInvalidEvent: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeInvalidEvent' },
-  RealtimeTooManyChannels: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeTooManyChannels' },
-  RealtimeTooManyEvents: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeTooManyEvents' },
-  RealtimeNotPresenceChannel: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeNotPresenceChannel' },
-  RealtimeInvalidInfo: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeInvalidInfo' },
-  RealtimeInvalidSocketId: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeInvalidSocketId' },
-  RealtimeInvalidParameter: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeInvalidParameter' },
-  RealtimeEncryptionDisabled: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeEncryptionDisabled' },
-  RealtimeChannelForbidden: { status: HttpStatus.FORBIDDEN, message: 'errMsg_RealtimeChannelForbidden' },
-  RealtimeWebhookInvalid: { status: HttpStatus.UNAUTHORIZED, message: 'errMsg_RealtimeWebhookInvalid' },
-  RealtimeProviderError: { status: HttpStatus.BAD_GATEWAY, message: 'errMsg_RealtimeProviderError' },
-  // permissions, grants and user groups (src/access/access.errors.ts)
-  PermissionDenied: { status: HttpStatus.FORBIDDEN, message: 'errMsg_PermissionDenied' },
-  PermissionUnknown: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_PermissionUnknown' },
-  PermissionNotHeld: { status: HttpStatus.FORBIDDEN, message: 'errMsg_PermissionNotHeld' },
-  PermissionGrantNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_PermissionGrantNotFound' },
-  GrantTargetNotManaged: { status: HttpStatus.FORBIDDEN, message: 'errMsg_GrantTargetNotManaged' },
-  UserGroupsInactive: { status: HttpStatus.NOT_FOUND, message: 'errMsg_UserGroupsInactive' },
-  UserGroupNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_UserGroupNotFound' },
-  UserGroupMemberNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_UserGroupMemberNotFound' },
-  UserGroupMemberExists: { status: HttpStatus.CONFLICT, message: 'errMsg_UserGroupMemberExists' },
-  GlobalGroupSaasOnly: { status: HttpStatus.FORBIDDEN, message: 'errMsg_GlobalGroupSaasOnly' },
-} as const satisfies Record<string, { status: HttpStatus; message: string; shape?: 'status' }>;
+export interface ErrorSet<T extends Record<string, ErrorDefinition> = Record<string, ErrorDefinition>> {
+  // The file that declares the codes, from the project root (`src/identity/store/store.errors.ts`).
+  readonly file: string;
+  readonly codes: T;
+}
 
-export type ErrCode = keyof typeof ERROR_CATALOGUE;
+export function defineErrors<const T extends Record<string, ErrorDefinition>>(file: string, codes: T): ErrorSet<T> {
+  return { file, codes };
+}
+
+export type CodesOf<S> = S extends ErrorSet<infer T> ? T : never;
+
+// The codes of the request itself and of the mechanism (the exception filter, the body parser,
+// validation, rate limits): no feature owns them.
+export const KERNEL_ERRORS = defineErrors('src/kernel/errors.ts', {
+  MalformedJson: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_MalformedJson', description: 'the body is not valid JSON' },
+  ValidationFailed: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_ValidationFailed', description: 'a field has the wrong type or form (the detail names it)' },
+  UnknownField: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_UnknownField', description: 'a field the route does not take, or one the system owns' },
+  ForbiddenField: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_ForbiddenField', description: 'a prototype key (`__proto__`, `constructor`, `prototype`)' },
+  PayloadTooLarge: { status: HttpStatus.PAYLOAD_TOO_LARGE, message: 'errMsg_PayloadTooLarge', description: 'a JSON body over 100 kB, an upload over `avatarMaxBytes`' },
+  UnsupportedMediaType: { status: HttpStatus.UNSUPPORTED_MEDIA_TYPE, message: 'errMsg_UnsupportedMediaType', description: 'a body that is not JSON; an upload that is not an image' },
+  RouteNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_RouteNotFound', description: 'no such route' },
+  Conflict: { status: HttpStatus.CONFLICT, message: 'errMsg_Conflict', description: 'a conflicting change' },
+  NotAcceptable: { status: HttpStatus.NOT_ACCEPTABLE, message: 'errMsg_NotAcceptable', description: 'the answer cannot be given in an accepted type' },
+  UnprocessableEntity: { status: HttpStatus.UNPROCESSABLE_ENTITY, message: 'errMsg_UnprocessableEntity', description: 'a well-formed request that cannot be carried out' },
+  MethodNotAllowed: { status: HttpStatus.METHOD_NOT_ALLOWED, message: 'errMsg_MethodNotAllowed', description: 'the route has no such method' },
+  TooManyRequests: { status: HttpStatus.TOO_MANY_REQUESTS, message: 'errMsg_TooManyRequests', description: 'a rate limit; `Retry-After` says when to retry' },
+  Forbidden: { status: HttpStatus.FORBIDDEN, message: 'errMsg_Forbidden', description: 'known caller, not allowed (role, or not a key or user it may manage)' },
+  Unauthorized: { status: HttpStatus.UNAUTHORIZED, message: 'errMsg_Unauthorized', description: 'no, invalid or expired credentials' },
+  NotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_NotFound', description: 'no such object in this store (e.g. an API key)' },
+  InternalError: { status: HttpStatus.INTERNAL_SERVER_ERROR, message: 'errMsg_InternalError', description: 'a fault of the service; the body carries only the request id' },
+  ServiceUnavailable: { status: HttpStatus.SERVICE_UNAVAILABLE, message: 'errMsg_ServiceUnavailable', description: 'a dependency is down; retry later' },
+});
+
+// Every declared code: the kernel's, and those each `<feature>.errors.ts` adds (see above).
+export interface DeclaredErrors extends CodesOf<typeof KERNEL_ERRORS> {}
+
+export type ErrCode = keyof DeclaredErrors;
+
+// The assembled catalogue, in registration order: the kernel's codes, then each set the root
+// registers (src/errors.ts).
+const catalogue = new Map<string, ErrorDefinition>();
+const sets: ErrorSet[] = [];
+
+export function registerErrors(...added: ErrorSet[]): void {
+  for (const set of added) {
+    if (sets.includes(set)) continue;
+    for (const code of Object.keys(set.codes)) {
+      const first = sets.find((known) => code in known.codes)?.file;
+      if (first) throw new Error(`errCode ${code} is declared twice: in ${first} and in ${set.file}`);
+    }
+    sets.push(set);
+    for (const [code, definition] of Object.entries(set.codes)) catalogue.set(code, definition);
+  }
+}
+
+registerErrors(KERNEL_ERRORS);
+
+// The sets in registration order, each with its file: what docs/errors.md is generated from.
+export function errorSets(): readonly ErrorSet[] {
+  return sets;
+}
+
+export function errorCodes(): ErrCode[] {
+  return [...catalogue.keys()] as ErrCode[];
+}
+
+export function errorDefinition(code: ErrCode): ErrorDefinition {
+  const definition = catalogue.get(code);
+  // Declared in a <feature>.errors.ts (it compiled) but the set is not registered in src/errors.ts.
+  if (!definition) throw new Error(`errCode ${code} is not in the error catalogue: register its <feature>.errors.ts in src/errors.ts`);
+  return definition;
+}
 
 // A failure the client can act on. The body's `message` is always the catalogue's message code,
 // so clients can switch on it; `detail` is the human sentence (which field, what is wrong).
@@ -125,9 +112,10 @@ export class AppError extends Error {
     // Extra body fields the client can act on (e.g. `providerStatus` of a failed upstream call).
     readonly fields: Record<string, string | number | boolean> = {},
   ) {
-    super(detail ?? messageCode ?? ERROR_CATALOGUE[errCode].message);
+    const definition = errorDefinition(errCode);
+    super(detail ?? messageCode ?? definition.message);
     this.name = 'AppError';
-    this.status = ERROR_CATALOGUE[errCode].status;
+    this.status = definition.status;
   }
 }
 
@@ -144,7 +132,7 @@ export interface ErrorBody {
 // The spec's two shapes: `{ result, status, message, errCode }`, and `{ status: 'ERR', message }`
 // for `/currentuser` without a login.
 export function errorBody(error: AppError, requestId?: string): ErrorBody | { status: 'ERR'; message: string } {
-  const entry: { status: number; message: string; shape?: 'status' } = ERROR_CATALOGUE[error.errCode];
+  const entry = errorDefinition(error.errCode);
   if (entry.shape === 'status') return { status: 'ERR', message: entry.message };
   return { ...error.fields, result: 'ERR', status: error.status, message: error.messageCode ?? entry.message, errCode: error.errCode, ...(error.detail !== undefined && { detail: error.detail }), requestId };
 }

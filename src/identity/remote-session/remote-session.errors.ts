@@ -1,6 +1,15 @@
-import { AppError } from '../../kernel/errors.js';
+import { HttpStatus } from '@nestjs/common';
+import { AppError, defineErrors, type CodesOf } from '../../kernel/errors.js';
 
-// The catalogue entries live in src/kernel/errors.ts.
+// Sessions held by a remote service.
+export const REMOTE_SESSION_ERRORS = defineErrors('src/identity/remote-session/remote-session.errors.ts', {
+  RemoteSessionEnded: { status: HttpStatus.UNAUTHORIZED, message: 'errMsg_RemoteSessionEnded', description: 'a remote service\'s token whose session it no longer holds, or whose user has no active account in the store' },
+  RemoteSessionUnavailable: { status: HttpStatus.SERVICE_UNAVAILABLE, message: 'errMsg_RemoteSessionUnavailable', description: 'the remote service (session endpoint or keys) failed or did not answer in time; `providerStatus` when it answered' },
+});
+
+declare module '../../kernel/errors.js' {
+  interface DeclaredErrors extends CodesOf<typeof REMOTE_SESSION_ERRORS> {}
+}
 
 // The remote service does not know the session (ended, expired, never existed), or its user
 // has no active account in the targeted store.

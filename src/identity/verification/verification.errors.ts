@@ -1,17 +1,20 @@
-import type { ErrCode } from '../../kernel/errors.js';
+import { HttpStatus } from '@nestjs/common';
+import { defineErrors, type CodesOf } from '../../kernel/errors.js';
 
-// Codes of the verification flows and the second-factor gate; their status and message live in
-// the one catalogue (src/kernel/errors.ts). EmailVerificationNeeded and MobileVerificationNeeded
-// (login of an unverified user) are there from before.
-export const VERIFICATION_ERR_CODES = [
-  'EmailVerificationNeeded',
-  'MobileVerificationNeeded',
-  'EmailTwoFactorNeeded',
-  'MobileTwoFactorNeeded',
-  'VerificationFlowDisabled',
-  'VerificationResendTooSoon',
-  'VerificationCodeInvalid',
-  'VerificationCodeExpired',
-  'VerificationAttemptsExceeded',
-  'SecondFactorNotPending',
-] as const satisfies readonly ErrCode[];
+// The verification flows and the second-factor gate.
+export const VERIFICATION_ERRORS = defineErrors('src/identity/verification/verification.errors.ts', {
+  EmailVerificationNeeded: { status: HttpStatus.FORBIDDEN, message: 'errMsg_EmailNotVerified', description: 'login before the email is verified, when required' },
+  MobileVerificationNeeded: { status: HttpStatus.FORBIDDEN, message: 'errMsg_MobileNotVerified', description: 'login before the mobile is verified, when required' },
+  EmailTwoFactorNeeded: { status: HttpStatus.FORBIDDEN, message: 'errMsg_EmailTwoFactorNeeded', description: 'the login\'s email second factor is pending; `message` names the route (`errMsg_<route>RequiresEmail2FA`)' },
+  MobileTwoFactorNeeded: { status: HttpStatus.FORBIDDEN, message: 'errMsg_MobileTwoFactorNeeded', description: 'the login\'s mobile second factor is pending; `message` names the route (`errMsg_<route>RequiresMobile2FA`)' },
+  VerificationFlowDisabled: { status: HttpStatus.NOT_FOUND, message: 'errMsg_VerificationFlowDisabled', description: 'the verification flow is not enabled in the settings' },
+  VerificationResendTooSoon: { status: HttpStatus.TOO_MANY_REQUESTS, message: 'errMsg_VerificationResendTooSoon', description: 'a new code asked for within `resendTimeWindow`' },
+  VerificationCodeInvalid: { status: HttpStatus.FORBIDDEN, message: 'errMsg_VerificationCodeInvalid', description: 'a wrong, used or foreign code' },
+  VerificationCodeExpired: { status: HttpStatus.FORBIDDEN, message: 'errMsg_VerificationCodeExpired', description: 'the code is older than `expireTimeWindow`' },
+  VerificationAttemptsExceeded: { status: HttpStatus.TOO_MANY_REQUESTS, message: 'errMsg_VerificationAttemptsExceeded', description: '5 wrong tries: the code is dead; start again' },
+  SecondFactorNotPending: { status: HttpStatus.CONFLICT, message: 'errMsg_SecondFactorNotPending', description: 'a second-factor flow for a login that does not need it' },
+});
+
+declare module '../../kernel/errors.js' {
+  interface DeclaredErrors extends CodesOf<typeof VERIFICATION_ERRORS> {}
+}

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { toAppError } from '../../kernel/error.filter.js';
-import { AppError, ERROR_CATALOGUE, type ErrCode } from '../../kernel/errors.js';
+import { AppError, errorDefinition, type ErrCode } from '../../kernel/errors.js';
 import { isDependencyOutage } from '../../platform/outage/outage.js';
 
 // What the event channel sends for anything it refuses or ends: a Socket.IO `error`, an SSE
@@ -15,7 +15,7 @@ export interface ChannelError {
 
 export function channelError(error: AppError): ChannelError {
   return {
-    message: error.messageCode ?? ERROR_CATALOGUE[error.errCode].message,
+    message: error.messageCode ?? errorDefinition(error.errCode).message,
     errCode: error.errCode,
     ...(error.detail !== undefined && { detail: error.detail }),
   };

@@ -1,22 +1,24 @@
-import type { ErrCode } from '../../kernel/errors.js';
+import { HttpStatus } from '@nestjs/common';
+import { defineErrors, type CodesOf } from '../../kernel/errors.js';
 
-// Codes of the outbound realtime channel; their status and message live in the one catalogue
-// (src/kernel/errors.ts). Bad input is a 400 before any provider call; a provider failure is a
-// 502 carrying `providerStatus` (absent when the provider could not be reached).
-export const REALTIME_ERR_CODES = [
-  'RealtimeChannelDisabled', // 404: no `realtimeChannel` in the settings
-  'RealtimeInvalidChannel', // 400: channel name empty, over 200, or outside A-Z a-z 0-9 _ -
-  'RealtimeInvalidEvent', // 400: event name empty or over 200
-  'RealtimeTooManyChannels', // 400: over 100 channels in one trigger
-  'RealtimeTooManyEvents', // 400: over 10 events in one batch
-  'RealtimeNotPresenceChannel', // 400: channel users of a channel without `presence-`
-  'RealtimeInvalidInfo', // 400: info other than subscription_count, user_count or both
-  'RealtimeInvalidSocketId', // 400: not a provider socket id (digits.digits)
-  'RealtimeInvalidParameter', // 400: any other required parameter missing or malformed
-  'RealtimeEncryptionDisabled', // 400: an encrypted channel without encryptionMasterKeyBase64
-  'RealtimeChannelForbidden', // 403: a channel of another store, or of another user
-  'RealtimeWebhookInvalid', // 401: webhook signature, key or body not valid
-  'RealtimeProviderError', // 502: the provider answered an error or could not be reached
-] as const satisfies readonly ErrCode[];
+// The outbound realtime channel. Bad input is a 400 before any provider call; a provider
+// failure is a 502 carrying `providerStatus` (absent when the provider could not be reached).
+export const REALTIME_ERRORS = defineErrors('src/messaging/realtime/realtime.errors.ts', {
+  RealtimeChannelDisabled: { status: HttpStatus.NOT_FOUND, message: 'errMsg_RealtimeChannelDisabled', description: '`realtimeChannel` is not configured' },
+  RealtimeInvalidChannel: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeInvalidChannel', description: 'a channel name outside 1-200 letters, digits, `_`, `-` (with its kind prefix)' },
+  RealtimeInvalidEvent: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeInvalidEvent', description: 'an event name outside 1-200 characters' },
+  RealtimeTooManyChannels: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeTooManyChannels', description: 'more than 100 channels in one trigger' },
+  RealtimeTooManyEvents: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeTooManyEvents', description: 'more than 10 events in one batch' },
+  RealtimeNotPresenceChannel: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeNotPresenceChannel', description: 'channel users asked of a channel that is not `presence-`' },
+  RealtimeInvalidInfo: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeInvalidInfo', description: '`info` other than `subscription_count`, `user_count` (presence only) or both' },
+  RealtimeInvalidSocketId: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeInvalidSocketId', description: 'a socket id not like `1234.5678`' },
+  RealtimeInvalidParameter: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeInvalidParameter', description: 'another missing or malformed realtime parameter' },
+  RealtimeEncryptionDisabled: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeEncryptionDisabled', description: 'a `private-encrypted-` channel without `encryptionMasterKeyBase64`' },
+  RealtimeChannelForbidden: { status: HttpStatus.FORBIDDEN, message: 'errMsg_RealtimeChannelForbidden', description: 'a channel of another store, another user\'s, or an admin channel for a non-admin' },
+  RealtimeWebhookInvalid: { status: HttpStatus.UNAUTHORIZED, message: 'errMsg_RealtimeWebhookInvalid', description: 'a webhook whose key or signature does not match the app' },
+  RealtimeProviderError: { status: HttpStatus.BAD_GATEWAY, message: 'errMsg_RealtimeProviderError', description: 'the provider failed or could not be reached; `providerStatus` carries its status' },
+});
 
-export type RealtimeErrCode = (typeof REALTIME_ERR_CODES)[number];
+declare module '../../kernel/errors.js' {
+  interface DeclaredErrors extends CodesOf<typeof REALTIME_ERRORS> {}
+}

@@ -13,7 +13,7 @@ import {
 } from '@nestjs/swagger';
 import { ApiResultMeta, apiFailures, type ApiResultSpec } from '../../kernel/api-result.js';
 import { EnvelopeSpecOf } from '../../kernel/envelope.js';
-import { ERROR_CATALOGUE } from '../../kernel/errors.js';
+import { errorCodes } from '../../kernel/errors.js';
 import { Authenticated, Public, type AuthPolicy } from '../../kernel/policy.js';
 import { controllerRoutes } from '../../kernel/policy-audit.js';
 import type { AppConfig } from '../../platform/config/app-config.js';
@@ -22,7 +22,8 @@ const ref = (name: string): ReferenceObject => ({ $ref: `#/components/schemas/${
 const OK: SchemaObject = { type: 'string', enum: ['OK'] };
 
 // Shapes shared by every operation: the error bodies and the business-route envelope.
-const SCHEMAS: Record<string, SchemaObject> = {
+// Built with the document: the errCodes are those the root registered (src/errors.ts).
+const schemas = (): Record<string, SchemaObject> => ({
   ErrorBody: {
     type: 'object',
     required: ['result', 'status', 'message', 'errCode'],
@@ -30,7 +31,7 @@ const SCHEMAS: Record<string, SchemaObject> = {
       result: { type: 'string', enum: ['ERR'] },
       status: { type: 'integer', description: 'The HTTP status.' },
       message: { type: 'string', pattern: '^errMsg_', description: 'A message code, never a sentence: the catalogue\'s for the `errCode`, or a more precise one where a route names it (`errMsg_<route>RequiresEmail2FA`).' },
-      errCode: { type: 'string', enum: Object.keys(ERROR_CATALOGUE), description: 'Stable code to act on.' },
+      errCode: { type: 'string', enum: errorCodes(), description: 'Stable code to act on.' },
       detail: { type: 'string', description: 'A sentence for people: which field, what is wrong. Not for code to match.' },
       requestId: { type: 'string', description: 'Also in the `x-request-id` header; quote it when reporting a problem.' },
     },
@@ -74,7 +75,7 @@ const SCHEMAS: Record<string, SchemaObject> = {
       uiPermissions: { type: 'array', items: { type: 'string' } },
     },
   },
-};
+});
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid input or unknown store (`errCode` says which).',
@@ -115,7 +116,7 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
   const hasApiKeyScheme = apiKeys.enabled && apiKeys.location !== 'body';
 
   document.components ??= {};
-  document.components.schemas = { ...document.components.schemas, ...SCHEMAS };
+  document.components.schemas = { ...document.components.schemas, ...schemas() };
   document.components.responses = Object.fromEntries(
     Object.entries(ERROR_DESCRIPTIONS).map(([status, description]) => [`Error${status}`, { description, content: { 'application/json': { schema: ref('ErrorBody') } } }]),
   );
