@@ -1,4 +1,4 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule, type OnModuleInit } from '@nestjs/common';
 import { APP_FILTER, DiscoveryModule } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { AccessModule } from './access/access.module.js';
@@ -15,6 +15,7 @@ import './errors.js';
 import { PolicyAudit } from './kernel/policy-audit.js';
 import { loggerOptions, type LogStream } from './platform/logging/logging.js';
 import { AppConfig } from './platform/config/app-config.js';
+import { BootChecks } from './platform/config/boot-checks.js';
 import { ENTITIES } from './entities.js';
 import { ConfigModule } from './platform/config/config.module.js';
 import { DatabaseModule } from './platform/database/database.module.js';
@@ -36,7 +37,15 @@ import { UserAdminModule } from './identity/user-admin/user-admin.module.js';
 import { VerificationModule } from './identity/verification/verification.module.js';
 
 @Module({})
-export class AppModule {
+export class AppModule implements OnModuleInit {
+  constructor(private readonly checks: BootChecks) {}
+
+  // The root module's init runs after every imported module's: each has reported its settings
+  // problems by now, and they stop the boot together, before any onApplicationBootstrap.
+  onModuleInit(): void {
+    this.checks.assert();
+  }
+
   static forRoot(config: AppConfig, databaseUrl: string, clock?: Clock, logStream?: LogStream, extra: unknown[] = []): DynamicModule {
     return {
       module: AppModule,

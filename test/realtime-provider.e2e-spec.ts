@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { AppError } from '../src/kernel/errors.js';
 import { AppConfig } from '../src/platform/config/app-config.js';
+import { BootChecks } from '../src/platform/config/boot-checks.js';
 import type { RealtimeChannelSettings } from '../src/platform/config/realtime-settings.js';
 import { RealtimeChannelService } from '../src/messaging/realtime/realtime.service.js';
 import { APP, decrypt, fakePusherApi, verifySigned, webhook, type PusherRequest } from './fake-pusher.js';
@@ -17,8 +18,9 @@ const MASTER_KEY = randomBytes(32).toString('base64');
 async function service(api: FakeApi<PusherRequest>, over: Partial<RealtimeChannelSettings> = {}, env: Record<string, string> = { PUSHER_SECRET: APP.secret }): Promise<RealtimeChannelService> {
   const port = Number(new URL(api.url).port);
   const realtimeChannel = { appId: APP.appId, key: APP.key, secret: { env: 'PUSHER_SECRET' }, cluster: 'eu', host: '127.0.0.1', port, useTLS: false, forwardRules: [], ...over };
-  const rt = await RealtimeChannelService.create(AppConfig.load({ env: { LOG_LEVEL: 'silent', ...env }, settings: { realtimeChannel: realtimeChannel as RealtimeChannelSettings } }));
-  rt.onModuleInit(); // the boot-time check
+  const checks = new BootChecks();
+  const rt = await RealtimeChannelService.create(AppConfig.load({ env: { LOG_LEVEL: 'silent', ...env }, settings: { realtimeChannel: realtimeChannel as RealtimeChannelSettings } }), checks);
+  checks.assert(); // the boot-time check
   return rt;
 }
 
@@ -281,7 +283,7 @@ describe('realtime channel service against the provider REST API', () => {
 
   describe('configuration', () => {
     it('is off without realtimeChannel: every operation answers RealtimeChannelDisabled', async () => {
-      const off = await RealtimeChannelService.create(AppConfig.load({ env: { LOG_LEVEL: 'silent' } }));
+      const off = await RealtimeChannelService.create(AppConfig.load({ env: { LOG_LEVEL: 'silent' } }), new BootChecks());
       expect(off.enabled).toBe(false);
       for (const call of [() => off.triggerEvent({ channel: '', event: '', data: null }), () => off.authorizeChannel('x', 'y'), () => off.validateWebhook({}, ''), () => off.listChannels()]) {
         expect(await refusal(call)).toMatchObject({ errCode: 'RealtimeChannelDisabled', status: 404 });

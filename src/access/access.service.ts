@@ -6,6 +6,7 @@ import { AppError } from '../kernel/errors.js';
 import { pageRequest, type PageQuery, type PageRequest } from '../kernel/paging.js';
 import type { RequestContext } from '../kernel/request-context.js';
 import { AppConfig } from '../platform/config/app-config.js';
+import { BootChecks } from '../platform/config/boot-checks.js';
 import { ROOT_CODENAME, type Tenant } from '../kernel/tenant.js';
 import { SAAS_ROLES } from '../kernel/roles.js';
 import type { UserEntity } from '../identity/user/index.js';
@@ -40,15 +41,16 @@ export class AccessService implements OnModuleInit {
     private readonly users: UserService,
     private readonly avatars: AvatarService,
     private readonly clock: Clock,
+    private readonly checks: BootChecks,
   ) {}
 
   // A stored role back as the settings declare it (a number custom role as its number).
   readonly roleOut = (text: string): string | number => roleValue(this.config.settings, text);
 
-  // Checked at init, not in the constructor, so that a ConfigError lets createApp close what it
-  // opened.
+  // Checked at init; a bad catalogue is reported with every module's problems (BootChecks).
   onModuleInit(): void {
-    this.catalogue = new PermissionCatalogue(this.config.settings);
+    const catalogue = this.checks.collect(() => new PermissionCatalogue(this.config.settings));
+    if (catalogue) this.catalogue = catalogue;
   }
 
   // The one check, for routes (`@Authenticated({ permission })`) and for objects in services.

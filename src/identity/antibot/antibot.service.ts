@@ -5,7 +5,7 @@ import { LRUCache } from 'lru-cache';
 import { PinoLogger } from 'nestjs-pino';
 import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
-import { ConfigError } from '../../platform/config/env.js';
+import { BootChecks } from '../../platform/config/boot-checks.js';
 import type { AntiBotProvider } from '../../platform/config/settings.js';
 import { InjectRedis, type OptionalRedis } from '../../platform/redis/redis.module.js';
 import { CHALLENGE_FAILED } from './antibot.errors.js';
@@ -39,6 +39,7 @@ export class AntiBotService implements OnModuleInit {
     private readonly config: AppConfig,
     @InjectRedis() private readonly redis: OptionalRedis,
     private readonly logger: PinoLogger,
+    private readonly checks: BootChecks,
   ) {
     logger.setContext(AntiBotService.name);
   }
@@ -56,7 +57,7 @@ export class AntiBotService implements OnModuleInit {
       // One process only: replicas would not verify each other's challenges.
       this.secret = randomBytes(32).toString('hex');
       this.logger.warn('settings.antiBot.secret is not set: ALTCHA challenges are signed with a key of this process only');
-    } else throw new ConfigError([`settings.antiBot.secret: required for provider ${provider}`]);
+    } else this.checks.report([`settings.antiBot.secret: required for provider ${provider}`]);
   }
 
   // A fresh ALTCHA challenge for the widget; 404 unless ALTCHA is the provider.

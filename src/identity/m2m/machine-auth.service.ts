@@ -4,7 +4,7 @@ import { Clock } from '../../platform/clock/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import type { ContextRequest } from '../../kernel/request-context.js';
 import { AppConfig } from '../../platform/config/app-config.js';
-import { ConfigError } from '../../platform/config/env.js';
+import { BootChecks } from '../../platform/config/boot-checks.js';
 import { MachineTokenError, verifyMachineToken, type VerifiedMachineToken } from './machine-token.js';
 import { UsedTokenIds } from './used-token-ids.js';
 
@@ -19,12 +19,12 @@ export class MachineAuthService implements OnModuleInit {
     private readonly clock: Clock,
     private readonly config: AppConfig,
     private readonly usedIds: UsedTokenIds,
+    private readonly checks: BootChecks,
   ) {
     this.header = `${config.env.PROJECT_CODENAME}-machine-token`;
   }
 
-  // In onModuleInit, not the constructor: a ConfigError thrown while Nest builds the providers
-  // would leave the database pool and Redis open; one thrown from init lets createApp close them.
+  // Each service's key, read at init; a bad one is reported with the other settings problems.
   onModuleInit(): void {
     const { config } = this;
     const problems: string[] = [];
@@ -39,7 +39,7 @@ export class MachineAuthService implements OnModuleInit {
         problems.push(`settings.machineTokens.services: ${service.name}: ${(error as Error).message}`);
       }
     }
-    if (problems.length) throw new ConfigError(problems);
+    this.checks.report(problems);
   }
 
   hasToken(req: ContextRequest): boolean {

@@ -5,6 +5,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { declareCustomProperties, pickCustomData } from '../../kernel/custom-properties.js';
 import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
+import { BootChecks } from '../../platform/config/boot-checks.js';
 import { DomainEvents } from '../../kernel/domain-events.js';
 import { SocialService } from '../social/social.service.js';
 import { StoreInput } from '../store/index.js';
@@ -31,10 +32,11 @@ export class RegistrationService implements OnModuleInit {
     private readonly events: DomainEvents,
     private readonly social: SocialService,
     private readonly config: AppConfig,
+    private readonly checks: BootChecks,
   ) {}
 
   onModuleInit(): void {
-    declareCustomProperties(StoreInput, this.config.settings.customStoreProperties, SYSTEM_STORE_FIELDS, 'customStoreProperties');
+    this.checks.collect(() => declareCustomProperties(StoreInput, this.config.settings.customStoreProperties, SYSTEM_STORE_FIELDS, 'customStoreProperties'));
   }
 
   // A new store and its owner, in one transaction. `origin`: the request's (generated avatars).

@@ -4,6 +4,7 @@ import { createRemoteJWKSet, decodeJwt, errors, jwtVerify, type JWTPayload } fro
 import { Clock } from '../../platform/clock/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
+import { BootChecks } from '../../platform/config/boot-checks.js';
 import { ConfigError } from '../../platform/config/env.js';
 import { resolveSecret } from '../../platform/config/social-secrets.js';
 import type { SessionData } from '../../kernel/principal.js';
@@ -47,7 +48,7 @@ interface RemoteUser {
 @Injectable()
 export class RemoteSessionService {
   private readonly settings: RemoteSessionSettings | null;
-  private readonly headers: Record<string, string> = {};
+  private readonly headers: Record<string, string>;
   private readonly jwks?: ReturnType<typeof createRemoteJWKSet>;
   private readonly cache = new Map<string, { until: number; user: Promise<RemoteUser> }>();
 
@@ -55,12 +56,15 @@ export class RemoteSessionService {
     private readonly users: UserService,
     private readonly clock: Clock,
     config: AppConfig,
+    checks: BootChecks,
   ) {
     const settings = config.settings.remoteSession;
     this.settings = settings?.enabled ? settings : null;
-    if (!this.settings) return;
-    this.headers = checkSettings(this.settings, config.env.NODE_ENV === 'production', config.secretFromEnv);
-    this.jwks = createRemoteJWKSet(new URL(this.settings.jwksUrl), { timeoutDuration: this.timeoutMs });
+    const enabled = this.settings;
+    // Problems are reported with every module's (BootChecks); the boot stops after init.
+    const headers = enabled ? checks.collect(() => checkSettings(enabled, config.env.NODE_ENV === 'production', config.secretFromEnv)) : undefined;
+    this.headers = headers ?? {};
+    if (enabled && headers) this.jwks = createRemoteJWKSet(new URL(enabled.jwksUrl), { timeoutDuration: this.timeoutMs });
   }
 
   private get timeoutMs(): number {

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { AvatarService } from '../avatar/avatar.service.js';
 import { AppConfig } from '../../platform/config/app-config.js';
+import { BootChecks } from '../../platform/config/boot-checks.js';
 import { ConfigError } from '../../platform/config/env.js';
 import { ROOT_CODENAME } from '../../kernel/tenant.js';
 import { StoreService } from '../store/store.service.js';
@@ -32,7 +33,7 @@ interface AdminIdentity {
 // in a single-tenant deployment) a sample store whose owner logs in like the super administrator.
 // Safe when replicas boot together.
 @Injectable()
-export class SeedService implements OnApplicationBootstrap {
+export class SeedService implements OnModuleInit, OnApplicationBootstrap {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly stores: StoreService,
@@ -41,22 +42,23 @@ export class SeedService implements OnApplicationBootstrap {
     private readonly avatars: AvatarService,
     private readonly config: AppConfig,
     private readonly logger: PinoLogger,
+    private readonly checks: BootChecks,
   ) {
     logger.setContext(SeedService.name);
   }
 
+  // The administrator's identifier, password and data are checked at init with every module's
+  // settings (BootChecks), so a refused boot writes nothing.
+  onModuleInit(): void {
+    this.checks.collect(() => this.adminIdentity());
+    this.checks.collect(() => this.adminPassword());
+    this.checks.collect(() => this.superAdminData());
+  }
+
   async onApplicationBootstrap(): Promise<void> {
     const identity = this.adminIdentity();
-    const password = this.config.env.SUPER_ADMIN_PASSWORD ?? DEFAULT_SUPER_ADMIN_PASSWORD;
-    if (!this.config.env.SUPER_ADMIN_PASSWORD) {
-      if (this.config.env.NODE_ENV === 'production') throw new ConfigError(['SUPER_ADMIN_PASSWORD must be set in production']);
-      this.logger.warn('SUPER_ADMIN_PASSWORD is not set: the super administrator has the documented default password');
-    }
-    try {
-      checkPasswordPolicy(password);
-    } catch (error) {
-      throw new ConfigError([`SUPER_ADMIN_PASSWORD: ${(error as Error).message}`]);
-    }
+    const password = this.adminPassword();
+    if (!this.config.env.SUPER_ADMIN_PASSWORD) this.logger.warn('SUPER_ADMIN_PASSWORD is not set: the super administrator has the documented default password');
     await this.dataSource.transaction(async (m) => {
       await m.query('SELECT pg_advisory_xact_lock($1)', [SEED_LOCK]);
       const root =
@@ -79,6 +81,17 @@ export class SeedService implements OnApplicationBootstrap {
         this.logger.info({ storeId: store.id }, 'sample store created');
       }
     });
+  }
+
+  private adminPassword(): string {
+    const password = this.config.env.SUPER_ADMIN_PASSWORD ?? DEFAULT_SUPER_ADMIN_PASSWORD;
+    if (!this.config.env.SUPER_ADMIN_PASSWORD && this.config.env.NODE_ENV === 'production') throw new ConfigError(['SUPER_ADMIN_PASSWORD must be set in production']);
+    try {
+      checkPasswordPolicy(password);
+    } catch (error) {
+      throw new ConfigError([`SUPER_ADMIN_PASSWORD: ${(error as Error).message}`]);
+    }
+    return password;
   }
 
   private names() {

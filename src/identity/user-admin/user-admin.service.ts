@@ -5,6 +5,7 @@ import { pageRequest, type PageQuery, type PageRequest } from '../../kernel/pagi
 import { ApiKeyService } from '../apikey/api-key.service.js';
 import { BucketService } from '../bucket/bucket.service.js';
 import { AppConfig } from '../../platform/config/app-config.js';
+import { BootChecks } from '../../platform/config/boot-checks.js';
 import { DomainEvents } from '../../kernel/domain-events.js';
 import { SessionService } from '../session/session.service.js';
 import type { SessionData } from '../../kernel/principal.js';
@@ -29,11 +30,12 @@ export class UserAdminService implements OnModuleInit {
     private readonly passwords: PasswordHasher,
     private readonly config: AppConfig,
     private readonly events: DomainEvents,
+    private readonly checks: BootChecks,
   ) {}
 
   onModuleInit(): void {
     const optional = this.config.settings.customUserProperties.map((p) => ({ ...p, required: false }));
-    declareCustomProperties(UpdateUserInput, optional, SYSTEM_USER_FIELDS, 'customUserProperties');
+    this.checks.collect(() => declareCustomProperties(UpdateUserInput, optional, SYSTEM_USER_FIELDS, 'customUserProperties'));
   }
 
   // POST /users: admins of the store (any role they may grant), or anyone when

@@ -6,6 +6,7 @@ import { declareCustomProperties, pickCustomData } from '../../kernel/custom-pro
 import { AppError } from '../../kernel/errors.js';
 import type { PageRequest } from '../../kernel/paging.js';
 import { AppConfig } from '../../platform/config/app-config.js';
+import { BootChecks } from '../../platform/config/boot-checks.js';
 import { DomainEvents } from '../../kernel/domain-events.js';
 import { checkIdentifiers, identifierPresence, type IdentifierPresence } from './identifier-rules.js';
 import { normalizeMobile } from './mobile.js';
@@ -36,6 +37,7 @@ export class UserService implements OnModuleInit {
     private readonly avatars: AvatarService,
     private readonly events: DomainEvents,
     private readonly config: AppConfig,
+    private readonly checks: BootChecks,
   ) {
     const s = config.settings;
     this.presence = identifierPresence(s);
@@ -49,7 +51,7 @@ export class UserService implements OnModuleInit {
   }
 
   onModuleInit(): void {
-    declareCustomProperties(UserProfileInput, this.config.settings.customUserProperties, SYSTEM_USER_FIELDS, 'customUserProperties');
+    this.checks.collect(() => declareCustomProperties(UserProfileInput, this.config.settings.customUserProperties, SYSTEM_USER_FIELDS, 'customUserProperties'));
   }
 
   // Checks a registration against the settings and normalizes it, before any write. `origin`:

@@ -5,7 +5,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Clock } from '../../platform/clock/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
-import { ConfigError } from '../../platform/config/env.js';
+import { BootChecks } from '../../platform/config/boot-checks.js';
 import { VERIFICATION_FLOWS, type VerificationFlow, type VerificationFlowSetting } from '../../platform/config/verification-settings.js';
 import { NotificationService } from '../../messaging/notification/notification.service.js';
 import { SessionService } from '../session/session.service.js';
@@ -49,13 +49,14 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
     private readonly clock: Clock,
     private readonly config: AppConfig,
     private readonly events: EventEmitter2,
+    private readonly checks: BootChecks,
   ) {
     // With KEY_ENCRYPTION_SECRET a stolen table alone does not give the codes back.
     this.pepper = config.env.KEY_ENCRYPTION_SECRET ?? 'verification-codes';
   }
 
   // Shipped templates first, then every setting a flow depends on: a flow that cannot work
-  // stops the boot, named.
+  // stops the boot, named (with every other module's problems, BootChecks).
   onModuleInit(): void {
     this.notifications.addDefaultTemplates(VERIFICATION_TEMPLATES);
     const s = this.config.settings;
@@ -82,7 +83,7 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
       if (v.verificationMode === 'liveMode' && !this.notifications.hasChannel(spec.channel)) problems.push(`${path}: liveMode needs the notification channel ${spec.channel}`);
       if (!this.notifications.hasTemplate(f.verificationTemplate, spec.channel)) problems.push(`${path}.verificationTemplate: no ${spec.channel} template ${f.verificationTemplate}`);
     }
-    if (problems.length) throw new ConfigError(problems);
+    this.checks.report(problems);
   }
 
   onApplicationBootstrap(): void {

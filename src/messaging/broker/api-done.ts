@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import { controllerRoutes } from '../../kernel/policy-audit.js';
 import type { ContextRequest } from '../../kernel/request-context.js';
 import { AppConfig } from '../../platform/config/app-config.js';
-import { ConfigError } from '../../platform/config/env.js';
+import { BootChecks } from '../../platform/config/boot-checks.js';
 import { routeName } from '../../kernel/route-name.js';
 import { EventPublisher } from './event-publisher.js';
 import { apiDoneTopic, resolveTopicAlias } from './topics.js';
@@ -55,6 +55,7 @@ export class ApiDoneAliases implements OnModuleInit {
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly config: AppConfig,
+    private readonly checks: BootChecks,
   ) {}
 
   onModuleInit(): void {
@@ -75,6 +76,6 @@ export class ApiDoneAliases implements OnModuleInit {
         problems.push(`${where}: alias "${alias}" names no route that changes something (POST, PUT, PATCH or DELETE); the API names are ${[...names.values()].sort().join(', ')}`);
       }
     }
-    if (problems.length) throw new ConfigError(problems);
+    this.checks.report(problems);
   }
 }

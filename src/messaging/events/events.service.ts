@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
+import { BootChecks } from '../../platform/config/boot-checks.js';
 import { CorsPolicy } from '../../platform/config/cors.js';
 import { EventAccessService, type SubscribeResult } from './event-access.service.js';
 import { EventHub, type EventClient } from './event-hub.js';
@@ -21,9 +22,11 @@ export class EventsService {
     readonly hub: EventHub,
     private readonly config: AppConfig,
     private readonly cors: CorsPolicy,
+    checks: BootChecks,
   ) {
-    // Compiled here, at boot: a bad alias or script stops the service with its name.
-    this.subscriptions = compileSubscriptions(config.settings, config.env.SERVICE_CODENAME);
+    // Compiled here, at boot: a bad alias or script stops the service with its name, together
+    // with every other module's settings problems (BootChecks).
+    this.subscriptions = checks.collect(() => compileSubscriptions(config.settings, config.env.SERVICE_CODENAME)) ?? new Map();
   }
 
   subscription(name: string, transport: CompiledSubscription['transport']): CompiledSubscription {

@@ -4,7 +4,7 @@ import { PinoLogger } from 'nestjs-pino';
 import { Broker } from '../broker/broker.js';
 import { resolveTopicAlias } from '../broker/topics.js';
 import { AppConfig } from '../../platform/config/app-config.js';
-import { ConfigError } from '../../platform/config/env.js';
+import { BootChecks } from '../../platform/config/boot-checks.js';
 import type { EventRuleSetting } from '../../platform/config/notification-settings.js';
 import { BUILT_IN_OBJECTS } from '../broker/data-objects.js';
 import { NotificationService } from './notification.service.js';
@@ -43,6 +43,7 @@ export class EventRules implements OnModuleInit, OnModuleDestroy {
     private readonly broker: Broker,
     private readonly logger: PinoLogger,
     config: AppConfig,
+    private readonly checks: BootChecks,
   ) {
     logger.setContext(EventRules.name);
     const service = config.env.SERVICE_CODENAME;
@@ -72,10 +73,11 @@ export class EventRules implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  // Reported at init, not from the constructor: a refused boot then closes the app, which
-  // releases the database pool and Redis connections already opened (see createApp).
+  // Reported at init, with every module's settings problems (BootChecks): a boot that will stop
+  // consumes nothing.
   async onModuleInit(): Promise<void> {
-    if (this.problems.length) throw new ConfigError(this.problems);
+    this.checks.report(this.problems);
+    if (this.problems.length) return;
     for (const topic of new Set(this.rules.map((r) => r.topic))) {
       this.stops.push(await this.broker.consume(topic, this.group, (message) => this.apply(topic, message.data)));
     }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { BrokerModule } from '../broker/broker.module.js';
 import { AppConfig } from '../../platform/config/app-config.js';
+import { BootChecks } from '../../platform/config/boot-checks.js';
 import { StoreModule } from '../../identity/store/store.module.js';
 import { UserModule } from '../../identity/user/user.module.js';
 import { EventRules } from './event-rules.js';
@@ -28,8 +29,8 @@ const queueProvider = {
 
 const registryProvider = {
   provide: ProviderRegistry,
-  inject: [AppConfig],
-  useFactory: (config: AppConfig): Promise<ProviderRegistry> => ProviderRegistry.create(config),
+  inject: [AppConfig, BootChecks],
+  useFactory: (config: AppConfig, checks: BootChecks): Promise<ProviderRegistry> => ProviderRegistry.create(config, checks),
 };
 
 @Module({

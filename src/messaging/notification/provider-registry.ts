@@ -1,6 +1,6 @@
 import type { OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '../../platform/config/app-config.js';
-import { ConfigError } from '../../platform/config/env.js';
+import { BootChecks } from '../../platform/config/boot-checks.js';
 import type { ChannelName, ProviderSetting } from '../../platform/config/notification-settings.js';
 import type { EnvLookup, NotificationProvider } from './providers/provider.js';
 
@@ -34,16 +34,20 @@ export class ProviderRegistry implements OnModuleInit {
 
   // Loads the SDKs of the configured provider types, then builds the registry (the module's
   // async factory: the registry is complete before anything is given it).
-  static async create(config: AppConfig): Promise<ProviderRegistry> {
+  static async create(config: AppConfig, checks: BootChecks): Promise<ProviderRegistry> {
     const factories = new Map<ProviderSetting['providerType'], ProviderFactory | Error>();
     for (const type of new Set(config.settings.notifications.providers.map((p) => p.providerType))) {
       const load = PROVIDER_FACTORIES[type];
       if (load) factories.set(type, await load().catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))));
     }
-    return new ProviderRegistry(config, factories);
+    return new ProviderRegistry(config, factories, checks);
   }
 
-  private constructor(config: AppConfig, factories: Map<ProviderSetting['providerType'], ProviderFactory | Error>) {
+  private constructor(
+    config: AppConfig,
+    factories: Map<ProviderSetting['providerType'], ProviderFactory | Error>,
+    private readonly checks: BootChecks,
+  ) {
     const { providers, channels } = config.settings.notifications;
     const problems = this.problems;
     for (const setting of providers) {
@@ -66,10 +70,9 @@ export class ProviderRegistry implements OnModuleInit {
     }
   }
 
-  // Reported at init, not from the factory: a refused boot then closes the app, which
-  // releases the database pool and Redis connections already opened (see createApp).
+  // Reported at init with every module's settings problems (BootChecks).
   onModuleInit(): void {
-    if (this.problems.length) throw new ConfigError(this.problems);
+    this.checks.report(this.problems);
   }
 
   forChannel(channel: ChannelName): NotificationProvider[] {

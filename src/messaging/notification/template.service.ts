@@ -1,8 +1,8 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import Handlebars from 'handlebars';
 import type { ChannelName, TemplateSetting } from '../../platform/config/notification-settings.js';
-import { ConfigError } from '../../platform/config/env.js';
 import { AppConfig } from '../../platform/config/app-config.js';
+import { BootChecks } from '../../platform/config/boot-checks.js';
 
 type Render = (context: object) => string;
 
@@ -30,7 +30,10 @@ export class TemplateService implements OnModuleInit {
   private readonly defaultLanguage: string;
   private readonly problems: string[] = [];
 
-  constructor(config: AppConfig) {
+  constructor(
+    config: AppConfig,
+    private readonly checks: BootChecks,
+  ) {
     this.defaultLanguage = config.settings.notifications.defaultLanguage;
     const problems = this.problems;
     for (const t of config.settings.notifications.templates) {
@@ -42,10 +45,9 @@ export class TemplateService implements OnModuleInit {
     }
   }
 
-  // Reported at init, not from the constructor: a refused boot then closes the app, which
-  // releases the database pool and Redis connections already opened (see createApp).
+  // Reported at init with every module's settings problems (BootChecks).
   onModuleInit(): void {
-    if (this.problems.length) throw new ConfigError(this.problems);
+    this.checks.report(this.problems);
   }
 
   // Templates a feature ships (verification messages): each is used where the settings give no

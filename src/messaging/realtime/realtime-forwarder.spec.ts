@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { AppConfig } from '../../platform/config/app-config.js';
+import { BootChecks } from '../../platform/config/boot-checks.js';
 import type { RealtimeChannelSettings } from '../../platform/config/realtime-settings.js';
 import { RealtimeForwarder } from './realtime-forwarder.js';
 
@@ -9,8 +10,12 @@ const BASE = { appId: '1', key: 'k', secret: { env: 'S' }, cluster: 'eu' };
 // the check does not touch are absent.
 function check(realtimeChannel: Partial<RealtimeChannelSettings>): () => void {
   const config = AppConfig.load({ env: { LOG_LEVEL: 'silent', S: 'secret' }, settings: { realtimeChannel: { ...BASE, ...realtimeChannel } as RealtimeChannelSettings } });
-  const forwarder = new RealtimeForwarder(undefined as never, { onPublished: () => () => undefined } as never, undefined as never, config);
-  return () => forwarder.onModuleInit();
+  const checks = new BootChecks();
+  const forwarder = new RealtimeForwarder(undefined as never, { onPublished: () => () => undefined } as never, undefined as never, config, checks);
+  return () => {
+    forwarder.onModuleInit();
+    checks.assert();
+  };
 }
 
 const rule = (channel: string) => ({ topic: 'user.created', channel, event: 'user-created' });

@@ -3,7 +3,7 @@ import { EventPublisher } from '../broker/event-publisher.js';
 import { resolveTopicAlias } from '../broker/topics.js';
 import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
-import { ConfigError } from '../../platform/config/env.js';
+import { BootChecks } from '../../platform/config/boot-checks.js';
 import { StoreService } from '../../identity/store/store.service.js';
 import { channelFor, forwardChannelProblem } from './realtime.channels.js';
 import { eventName, isEncrypted, MAX_NAME_LENGTH } from './realtime.limits.js';
@@ -39,6 +39,7 @@ export class RealtimeForwarder implements OnModuleInit, OnApplicationShutdown {
     private readonly publisher: EventPublisher,
     private readonly stores: StoreService,
     config: AppConfig,
+    private readonly checks: BootChecks,
   ) {
     const rules = config.settings.realtimeChannel?.forwardRules ?? [];
     rules.forEach((rule, i) => {
@@ -62,9 +63,11 @@ export class RealtimeForwarder implements OnModuleInit, OnApplicationShutdown {
     });
   }
 
-  // Reported at init: a refused boot then closes what was already opened.
+  // Reported at init, with every module's settings problems (BootChecks): nothing is forwarded
+  // on a boot that will stop.
   onModuleInit(): void {
-    if (this.problems.length) throw new ConfigError(this.problems);
+    this.checks.report(this.problems);
+    if (this.problems.length) return;
     if (this.rules.length) this.stop = this.publisher.onPublished((topic, data) => void this.forward(topic, data));
   }
 

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { BrokerModule } from '../broker/broker.module.js';
 import { AppConfig } from '../../platform/config/app-config.js';
+import { BootChecks } from '../../platform/config/boot-checks.js';
 import { StoreModule } from '../../identity/store/store.module.js';
 import { RealtimeAccessService } from './realtime-access.service.js';
 import { RealtimeController } from './realtime.controller.js';
@@ -9,8 +10,8 @@ import { RealtimeChannelService } from './realtime.service.js';
 
 const channelProvider = {
   provide: RealtimeChannelService,
-  inject: [AppConfig],
-  useFactory: (config: AppConfig): Promise<RealtimeChannelService> => RealtimeChannelService.create(config),
+  inject: [AppConfig, BootChecks],
+  useFactory: (config: AppConfig, checks: BootChecks): Promise<RealtimeChannelService> => RealtimeChannelService.create(config, checks),
 };
 
 // The outbound, Pusher-compatible realtime channel: the provider client with the SPEC's limits,

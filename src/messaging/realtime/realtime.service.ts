@@ -1,11 +1,11 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import { Logger, type OnModuleInit } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import type createHttpsProxyAgent from 'https-proxy-agent';
 import type Pusher from 'pusher';
 import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
-import { ConfigError } from '../../platform/config/env.js';
+import { BootChecks } from '../../platform/config/boot-checks.js';
 import type { RealtimeChannelSettings } from '../../platform/config/realtime-settings.js';
 import * as check from './realtime.limits.js';
 
@@ -48,31 +48,28 @@ export type ProviderReply = Record<string, unknown>;
 // bad call is a 400 with its own errCode and never a library exception or a provider round trip;
 // a provider failure is a 502 with the provider's status. Provided by RealtimeModule's factory
 // (`create`), which loads the library when the channel is configured.
-export class RealtimeChannelService implements OnModuleInit {
+export class RealtimeChannelService {
   private readonly logger = new Logger('RealtimeChannel');
   private readonly pusher: Pusher | undefined;
   private readonly encryption: boolean;
-  private readonly problems: string[];
 
-  static async create(config: AppConfig): Promise<RealtimeChannelService> {
-    return new RealtimeChannelService(config, config.settings.realtimeChannel ? await loadLibrary() : undefined);
+  static async create(config: AppConfig, checks: BootChecks): Promise<RealtimeChannelService> {
+    return new RealtimeChannelService(config, checks, config.settings.realtimeChannel ? await loadLibrary() : undefined);
   }
 
   // `library` is loaded by `create` whenever `realtimeChannel` is set.
   private constructor(
     config: AppConfig,
+    checks: BootChecks,
     private readonly library?: ProviderLibrary,
   ) {
     const settings = config.settings.realtimeChannel;
     this.encryption = settings?.encryptionMasterKeyBase64 !== undefined;
-    this.problems = settings ? settingsProblems(settings, config.secretFromEnv) : [];
-    this.pusher = settings && !this.problems.length ? createClient(library!, settings, config.secretFromEnv(settings.secret.env)!) : undefined;
-  }
-
-  // Reported at init, not from the constructor: a refused boot then closes the app, which
-  // releases the database pool and Redis connections already opened (see createApp).
-  onModuleInit(): void {
-    if (this.problems.length) throw new ConfigError(this.problems);
+    // Reported, not thrown: the boot stops after init (BootChecks), so createApp closes the
+    // database pool and Redis connections already opened.
+    const problems = settings ? settingsProblems(settings, config.secretFromEnv) : [];
+    checks.report(problems);
+    this.pusher = settings && !problems.length ? createClient(library!, settings, config.secretFromEnv(settings.secret.env)!) : undefined;
   }
 
   get enabled(): boolean {

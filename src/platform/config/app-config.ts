@@ -22,14 +22,19 @@ export class AppConfig {
   // Enabled social providers and single sign-on with their secrets read from the environment.
   readonly socialLogin: ResolvedSocialLogin;
   readonly sso: ResolvedSso | null;
+  // Secrets the settings name but the environment lacks: reported with every module's settings
+  // problems in one ConfigError at boot (BootChecks), not on their own.
+  readonly problems: readonly string[];
 
   private constructor(
     readonly env: EnvVars,
     readonly settings: ServiceSettings,
     private readonly source: Record<string, string | undefined>,
   ) {
-    this.socialLogin = resolveSocialLogin(settings.socialLogin, env.FRONTEND_URL, this.secretFromEnv);
-    this.sso = resolveSso(settings.sso, { clientRedirect: this.socialLogin.redirectUrl, production: env.NODE_ENV === 'production' }, this.secretFromEnv);
+    const problems: string[] = [];
+    this.socialLogin = resolveSocialLogin(settings.socialLogin, env.FRONTEND_URL, this.secretFromEnv, problems);
+    this.sso = resolveSso(settings.sso, { clientRedirect: this.socialLogin.redirectUrl, production: env.NODE_ENV === 'production' }, this.secretFromEnv, problems);
+    this.problems = problems;
   }
 
   static load(sources: ConfigSources = {}): AppConfig {

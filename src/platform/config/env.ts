@@ -160,7 +160,7 @@ function packageVersion(): string {
 }
 
 export class ConfigError extends Error {
-  constructor(problems: string[]) {
+  constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
     this.name = 'ConfigError';
   }

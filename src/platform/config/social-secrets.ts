@@ -1,4 +1,3 @@
-import { ConfigError } from './env.js';
 import type { SecretSetting, SocialLoginSettings, SocialProviderName, SocialProviderSetting, SsoSettings } from './social-settings.js';
 import { SOCIAL_PROVIDERS } from './social-settings.js';
 
@@ -32,13 +31,20 @@ export function resolveSecret(value: SecretSetting | undefined, path: string, en
 }
 
 // Enabled providers with their secrets, checked at boot: an enabled provider without its
-// secret stops the boot with the provider named.
-export function resolveSocialLogin(settings: SocialLoginSettings, frontendUrl: string | undefined, env: (name: string) => string | undefined): ResolvedSocialLogin {
-  const problems: string[] = [];
+// secret stops the boot with the provider named (in `problems`, reported by BootChecks).
+export function resolveSocialLogin(
+  settings: SocialLoginSettings,
+  frontendUrl: string | undefined,
+  env: (name: string) => string | undefined,
+  problems: string[],
+): ResolvedSocialLogin {
   const providers = new Map<SocialProviderName, ResolvedProvider>();
+  let enabled = 0;
   for (const name of SOCIAL_PROVIDERS) {
     const setting = settings.providers[name];
     if (!setting?.enabled) continue;
+    enabled++;
+    const before = problems.length;
     const path = `settings.socialLogin.providers.${name}`;
     const resolved: ResolvedProvider = { name, setting };
     if (name === 'apple') {
@@ -48,11 +54,11 @@ export function resolveSocialLogin(settings: SocialLoginSettings, frontendUrl: s
     } else {
       resolved.clientSecret = resolveSecret(setting.clientSecret, `${path}.clientSecret`, env, problems);
     }
-    providers.set(name, resolved);
+    // Only a complete provider gets a strategy; the boot stops on the others anyway.
+    if (problems.length === before) providers.set(name, resolved);
   }
   const redirectUrl = settings.redirectUrl ?? (frontendUrl ? `${frontendUrl.replace(/\/$/, '')}/auth/callback` : undefined);
-  if (providers.size && !redirectUrl) problems.push('settings.socialLogin.redirectUrl or FRONTEND_URL is required when a social provider is enabled');
-  if (problems.length) throw new ConfigError(problems);
+  if (enabled && !redirectUrl) problems.push('settings.socialLogin.redirectUrl or FRONTEND_URL is required when a social provider is enabled');
   return { providers, redirectUrl };
 }
 
@@ -61,14 +67,19 @@ export interface ResolvedSso {
   clientSecret: string;
 }
 
-// The `sso` settings with the client secret read, checked at boot; null when SSO is off.
-export function resolveSso(settings: SsoSettings | null, opts: { clientRedirect?: string; production: boolean }, env: (name: string) => string | undefined): ResolvedSso | null {
+// The `sso` settings with the client secret read, checked at boot (problems into `problems`);
+// null when SSO is off or its secret is missing.
+export function resolveSso(
+  settings: SsoSettings | null,
+  opts: { clientRedirect?: string; production: boolean },
+  env: (name: string) => string | undefined,
+  problems: string[],
+): ResolvedSso | null {
   if (!settings) return null;
-  const problems: string[] = [];
+  const before = problems.length;
   const clientSecret = resolveSecret(settings.clientSecret, 'settings.sso.clientSecret', env, problems);
   if (!opts.clientRedirect) problems.push('settings.socialLogin.redirectUrl or FRONTEND_URL is required when sso is configured');
   // Plain http is for a provider on this machine in development and tests.
   if (opts.production && settings.tokenHost.startsWith('http:')) problems.push('settings.sso.tokenHost must be https in production');
-  if (problems.length) throw new ConfigError(problems);
-  return { settings, clientSecret: clientSecret! };
+  return problems.length > before ? null : { settings, clientSecret: clientSecret! };
 }
