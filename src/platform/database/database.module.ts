@@ -4,6 +4,7 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import { DatabaseNotifications } from './database-notifications.js';
 import { dataSourceOptions } from './data-source-options.js';
 import { runMigrations } from './migrate.js';
+import { Transactions } from './transactions.js';
 
 @Module({})
 export class DatabaseModule implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -26,8 +27,8 @@ export class DatabaseModule implements OnApplicationBootstrap, OnApplicationShut
           },
         }),
       ],
-      providers: [{ provide: DatabaseNotifications, useValue: notifications }],
-      exports: [DatabaseNotifications],
+      providers: [{ provide: DatabaseNotifications, useValue: notifications }, Transactions],
+      exports: [DatabaseNotifications, Transactions],
     };
   }
 
