@@ -1,11 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
 import { declareCustomProperties, pickCustomData } from '../../kernel/custom-properties.js';
 import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
+import { Transactions, type Tx } from '../../platform/database/transactions.js';
 import { DomainEvents } from '../../kernel/domain-events.js';
 import { SocialService } from '../social/social.service.js';
 import { StoreInput } from '../store/index.js';
@@ -26,7 +25,7 @@ const CODENAME_ATTEMPTS = 5;
 @Injectable()
 export class RegistrationService implements OnModuleInit {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly stores: StoreService,
     private readonly users: UserService,
     private readonly events: DomainEvents,
@@ -49,11 +48,11 @@ export class RegistrationService implements OnModuleInit {
     for (let attempt = 1; ; attempt++) {
       const ownerId = randomUUID();
       try {
-        const result = await this.dataSource.transaction(async (manager) => {
-          const social = await this.withSocialProfile(target.id, input, manager, origin);
-          const store = await this.stores.create(input.store, storeData, ownerId, manager, origin);
-          const user = await this.users.insert({ id: ownerId, storeId: store.id, roles: [TENANT_ROLES.tenantOwner] }, social?.prepared ?? prepared!, manager);
-          await social?.link(store.id, user.id, manager);
+        const result = await this.transactions.run(async (tx) => {
+          const social = await this.withSocialProfile(target.id, input, tx, origin);
+          const store = await this.stores.create(input.store, storeData, ownerId, tx, origin);
+          const user = await this.users.insert({ id: ownerId, storeId: store.id, roles: [TENANT_ROLES.tenantOwner] }, social?.prepared ?? prepared!, tx);
+          await social?.link(store.id, user.id, tx);
           return { store, user };
         });
         this.events.emit('store.created', { storeId: result.store.id, ownerId });
@@ -73,10 +72,10 @@ export class RegistrationService implements OnModuleInit {
     if (!target.isActive) throw new AppError('StoreInactive', `store "${target.codename}" is not active`);
     const roles = [levelRoles(this.config.settings.tenancy, target.codename === ROOT_CODENAME).user];
     if (!input.socialCode) return this.users.create({ storeId: target.id, roles }, input, origin);
-    const user = await this.dataSource.transaction(async (manager) => {
-      const social = (await this.withSocialProfile(target.id, input, manager, origin))!;
-      const created = await this.users.insert({ storeId: target.id, roles }, social.prepared, manager);
-      await social.link(target.id, created.id, manager);
+    const user = await this.transactions.run(async (tx) => {
+      const social = (await this.withSocialProfile(target.id, input, tx, origin))!;
+      const created = await this.users.insert({ storeId: target.id, roles }, social.prepared, tx);
+      await social.link(target.id, created.id, tx);
       return created;
     });
     this.events.emit('user.created', { userId: user.id, storeId: user.storeId });
@@ -87,10 +86,10 @@ export class RegistrationService implements OnModuleInit {
   // refused registration keeps it), fields the person left out come from the provider, no
   // password is needed, and the email counts as verified only when the provider verified
   // that same address.
-  private async withSocialProfile(storeId: string, input: RegisterStoreUserInput, manager: EntityManager, origin: string) {
+  private async withSocialProfile(storeId: string, input: RegisterStoreUserInput, tx: Tx, origin: string) {
     if (!input.socialCode) return undefined;
     const { socialCode, ...fields } = input;
-    const claimed = await this.social.claim(storeId, socialCode, manager);
+    const claimed = await this.social.claim(storeId, socialCode, tx);
     const p = claimed.profile;
     const view = this.users.view;
     const merged: UserProfileInput = {

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { PinoLogger } from 'nestjs-pino';
-import { DataSource } from 'typeorm';
 import { AvatarService } from '../avatar/avatar.service.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
 import { ConfigError } from '../../platform/config/env.js';
+import { Transactions } from '../../platform/database/transactions.js';
 import { ROOT_CODENAME } from '../../kernel/tenant.js';
 import { StoreService } from '../store/store.service.js';
 import { looksLikeMobile, normalizeMobile } from '../user/mobile.js';
@@ -35,7 +34,7 @@ interface AdminIdentity {
 @Injectable()
 export class SeedService implements OnModuleInit, OnApplicationBootstrap {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly stores: StoreService,
     private readonly users: UserService,
     private readonly passwords: PasswordHasher,
@@ -59,25 +58,24 @@ export class SeedService implements OnModuleInit, OnApplicationBootstrap {
     const identity = this.adminIdentity();
     const password = this.adminPassword();
     if (!this.config.env.SUPER_ADMIN_PASSWORD) this.logger.warn('SUPER_ADMIN_PASSWORD is not set: the super administrator has the documented default password');
-    await this.dataSource.transaction(async (m) => {
-      await m.query('SELECT pg_advisory_xact_lock($1)', [SEED_LOCK]);
+    await this.transactions.exclusive(SEED_LOCK, async (tx) => {
       const root =
-        (await this.stores.findByCodename(ROOT_CODENAME, m)) ??
-        (await this.stores.insertSeeded({ codename: ROOT_CODENAME, name: 'Root', fullname: 'SaaS level' }, null, m));
-      let admin = await this.users.findByRole(root.id, SAAS_ROLES.superAdmin, m);
+        (await this.stores.findByCodename(ROOT_CODENAME, tx)) ??
+        (await this.stores.insertSeeded({ codename: ROOT_CODENAME, name: 'Root', fullname: 'SaaS level' }, null, tx));
+      let admin = await this.users.findByRole(root.id, SAAS_ROLES.superAdmin, tx);
       if (!admin) {
         const fields = { ...identity, ...this.names(), passwordHash: await this.passwords.hash(password), customData: this.superAdminData() };
-        admin = await this.users.insert({ storeId: root.id, roles: [SAAS_ROLES.superAdmin] }, this.withAvatar(fields), m);
+        admin = await this.users.insert({ storeId: root.id, roles: [SAAS_ROLES.superAdmin] }, this.withAvatar(fields), tx);
         this.logger.info({ userId: admin.id }, 'super administrator created');
       }
       // A single-tenant deployment is one organisation: no sample store beside it.
       const sample = this.config.settings.sampleStore;
       const withSample = sample.enabled && this.config.settings.tenancy === 'multi';
-      if (withSample && !(await this.stores.findByCodename(sample.codename, m))) {
+      if (withSample && !(await this.stores.findByCodename(sample.codename, tx))) {
         const ownerId = randomUUID();
-        const store = await this.stores.insertSeeded(sample, ownerId, m);
+        const store = await this.stores.insertSeeded(sample, ownerId, tx);
         const fields = { email: admin.email, mobile: admin.mobile, ...this.names(), passwordHash: admin.passwordHash, customData: {} };
-        await this.users.insert({ id: ownerId, storeId: store.id, roles: [TENANT_ROLES.tenantOwner] }, this.withAvatar(fields), m);
+        await this.users.insert({ id: ownerId, storeId: store.id, roles: [TENANT_ROLES.tenantOwner] }, this.withAvatar(fields), tx);
         this.logger.info({ storeId: store.id }, 'sample store created');
       }
     });

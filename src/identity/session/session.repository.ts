@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, In, MoreThan, Not, type EntityManager } from 'typeorm';
+import { DataSource, In, MoreThan, Not } from 'typeorm';
 import type { PageRequest } from '../../kernel/paging.js';
+import { managerOf, type Tx } from '../../platform/database/transactions.js';
 import { SessionEntity } from './session.entity.js';
 
 // Tenant-level: store id first.
@@ -9,8 +10,8 @@ import { SessionEntity } from './session.entity.js';
 export class SessionRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  private repo(manager?: EntityManager) {
-    return (manager ?? this.dataSource.manager).getRepository(SessionEntity);
+  private repo(tx?: Tx) {
+    return managerOf(this.dataSource, tx).getRepository(SessionEntity);
   }
 
   // A login's statements (this insert, deleteExpired, idsBeyond) are plain SQL: TypeORM's save
@@ -58,7 +59,7 @@ export class SessionRepository {
   }
 
   // Deletes and returns the ids deleted, so their cached copies can go too.
-  async deleteWhere(storeId: string, where: { id?: string; ids?: string[]; userId?: string; exceptId?: string }, manager?: EntityManager): Promise<string[]> {
+  async deleteWhere(storeId: string, where: { id?: string; ids?: string[]; userId?: string; exceptId?: string }, tx?: Tx): Promise<string[]> {
     const criteria = {
       storeId,
       ...(where.id && { id: where.id }),
@@ -66,8 +67,8 @@ export class SessionRepository {
       ...(where.userId && { userId: where.userId }),
       ...(where.exceptId && { id: Not(where.exceptId) }),
     };
-    const rows = await this.repo(manager).find({ select: { id: true }, where: criteria });
-    if (rows.length) await this.repo(manager).delete(rows.map((r) => r.id));
+    const rows = await this.repo(tx).find({ select: { id: true }, where: criteria });
+    if (rows.length) await this.repo(tx).delete(rows.map((r) => r.id));
     return rows.map((r) => r.id);
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, LessThan, type EntityManager } from 'typeorm';
+import { DataSource, LessThan } from 'typeorm';
+import { managerOf, type Tx } from '../../platform/database/transactions.js';
 import { SocialCodeEntity, SocialIdentityEntity } from './social.entity.js';
 
 // Expired codes are checked on redemption; the purge leaves them this long.
@@ -10,20 +11,20 @@ const PURGE_GRACE_MS = 60 * 60 * 1000;
 export class SocialRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  private identities(manager?: EntityManager) {
-    return (manager ?? this.dataSource.manager).getRepository(SocialIdentityEntity);
+  private identities(tx?: Tx) {
+    return managerOf(this.dataSource, tx).getRepository(SocialIdentityEntity);
   }
 
-  private codes(manager?: EntityManager) {
-    return (manager ?? this.dataSource.manager).getRepository(SocialCodeEntity);
+  private codes(tx?: Tx) {
+    return managerOf(this.dataSource, tx).getRepository(SocialCodeEntity);
   }
 
   findIdentity(storeId: string, provider: string, providerUserId: string): Promise<SocialIdentityEntity | null> {
     return this.identities().findOneBy({ storeId, provider, providerUserId });
   }
 
-  async insertIdentity(storeId: string, identity: Omit<SocialIdentityEntity, 'storeId'>, manager?: EntityManager): Promise<void> {
-    await this.identities(manager).insert({ ...identity, storeId });
+  async insertIdentity(storeId: string, identity: Omit<SocialIdentityEntity, 'storeId'>, tx?: Tx): Promise<void> {
+    await this.identities(tx).insert({ ...identity, storeId });
   }
 
   async insertCode(storeId: string, code: Omit<SocialCodeEntity, 'storeId'>, now: Date): Promise<void> {
@@ -36,8 +37,8 @@ export class SocialRepository {
 
   // Deletes and returns the row in one statement: of two concurrent redeemers, one gets it.
   // `storeId` is null only for the provider's callback, which learns its store from the row.
-  async take(storeId: string | null, codeHash: string, kind: SocialCodeEntity['kind'], manager?: EntityManager): Promise<SocialCodeEntity | undefined> {
-    const qb = (manager ?? this.dataSource.manager)
+  async take(storeId: string | null, codeHash: string, kind: SocialCodeEntity['kind'], tx?: Tx): Promise<SocialCodeEntity | undefined> {
+    const qb = managerOf(this.dataSource, tx)
       .createQueryBuilder()
       .delete()
       .from(SocialCodeEntity)

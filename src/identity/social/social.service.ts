@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { AppConfig } from '../../platform/config/app-config.js';
-import type { EntityManager } from 'typeorm';
+import type { Tx } from '../../platform/database/transactions.js';
 import { AuthService, type LoginResult } from '../auth/auth.service.js';
 import { Clock } from '../../platform/clock/clock.js';
 import type { SessionMeta } from '../../kernel/principal.js';
@@ -49,7 +49,7 @@ export interface ClaimedSocialProfile {
   provider: string;
   profile: SocialProfile;
   // Links the new user to the provider account; call inside the user's transaction.
-  link(storeId: string, userId: string, manager?: EntityManager): Promise<void>;
+  link(storeId: string, userId: string, tx?: Tx): Promise<void>;
 }
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
@@ -132,13 +132,13 @@ export class SocialService {
   }
 
   // Registration with a socialCode: the provider's profile, and how to link the new user.
-  async claim(storeId: string, socialCode: string, manager?: EntityManager): Promise<ClaimedSocialProfile> {
-    const payload = await this.redeem(storeId, socialCode, manager);
+  async claim(storeId: string, socialCode: string, tx?: Tx): Promise<ClaimedSocialProfile> {
+    const payload = await this.redeem(storeId, socialCode, tx);
     return {
       provider: payload.provider,
       profile: payload.profile,
-      link: (userStoreId, userId, manager) =>
-        this.repo.insertIdentity(userStoreId, { id: randomUUID(), userId, provider: payload.provider, providerUserId: payload.profile.providerUserId, createdAt: this.clock.now() }, manager),
+      link: (userStoreId, userId, tx) =>
+        this.repo.insertIdentity(userStoreId, { id: randomUUID(), userId, provider: payload.provider, providerUserId: payload.profile.providerUserId, createdAt: this.clock.now() }, tx),
     };
   }
 
@@ -150,8 +150,8 @@ export class SocialService {
   }
 
   // Single use, in the store it was issued for, within 180 s.
-  private async redeem(storeId: string, socialCode: string, manager?: EntityManager): Promise<CodePayload> {
-    const row = await this.repo.take(storeId, sha256(socialCode), 'code', manager);
+  private async redeem(storeId: string, socialCode: string, tx?: Tx): Promise<CodePayload> {
+    const row = await this.repo.take(storeId, sha256(socialCode), 'code', tx);
     if (!row || row.expiresAt <= this.clock.now()) throw socialCodeInvalid();
     return row.payload as unknown as CodePayload;
   }

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import type { PageRequest } from '../../kernel/paging.js';
+import { managerOf, type Tx } from '../../platform/database/transactions.js';
 import { StoreEntity } from './store.entity.js';
 
 // Above this many stores, the store picker's total is PostgreSQL's estimate (see listBrief).
@@ -12,16 +13,16 @@ export const ESTIMATED_COUNT_FROM = 10_000;
 export class StoreRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  private repo(manager?: EntityManager) {
-    return (manager ?? this.dataSource.manager).getRepository(StoreEntity);
+  private repo(tx?: Tx) {
+    return managerOf(this.dataSource, tx).getRepository(StoreEntity);
   }
 
-  findByCodename(codename: string, manager?: EntityManager): Promise<StoreEntity | null> {
-    return this.findOne('codename', codename, manager);
+  findByCodename(codename: string, tx?: Tx): Promise<StoreEntity | null> {
+    return this.findOne('codename', codename, tx);
   }
 
-  findById(id: string, manager?: EntityManager): Promise<StoreEntity | null> {
-    return this.findOne('id', id, manager);
+  findById(id: string, tx?: Tx): Promise<StoreEntity | null> {
+    return this.findOne('id', id, tx);
   }
 
   // Every request needs its store (through StoreCache), so this is plain SQL: building the
@@ -35,14 +36,14 @@ export class StoreRepository {
       .join(', '));
   }
 
-  private async findOne(column: 'codename' | 'id', value: string, manager?: EntityManager): Promise<StoreEntity | null> {
-    const rows: Record<string, unknown>[] = await (manager ?? this.dataSource.manager).query(`SELECT ${this.columns()} FROM stores WHERE "${column}" = $1 LIMIT 1`, [value]);
+  private async findOne(column: 'codename' | 'id', value: string, tx?: Tx): Promise<StoreEntity | null> {
+    const rows: Record<string, unknown>[] = await managerOf(this.dataSource, tx).query(`SELECT ${this.columns()} FROM stores WHERE "${column}" = $1 LIMIT 1`, [value]);
     return rows.length ? Object.assign(new StoreEntity(), rows[0]) : null;
   }
 
   // Codenames equal to `base` or of the form `base-N`, to pick a free one.
-  async codenamesLike(base: string, manager?: EntityManager): Promise<string[]> {
-    const rows: { codename: string }[] = await this.repo(manager)
+  async codenamesLike(base: string, tx?: Tx): Promise<string[]> {
+    const rows: { codename: string }[] = await this.repo(tx)
       .createQueryBuilder('s')
       .select('s.codename', 'codename')
       .where("s.codename = :base OR s.codename ~ ('^' || :base || '-[0-9]+$')", { base })
@@ -50,8 +51,8 @@ export class StoreRepository {
     return rows.map((r) => r.codename);
   }
 
-  insert(store: Partial<StoreEntity>, manager: EntityManager): Promise<StoreEntity> {
-    const repo = this.repo(manager);
+  insert(store: Partial<StoreEntity>, tx: Tx): Promise<StoreEntity> {
+    const repo = this.repo(tx);
     return repo.save(repo.create(store));
   }
 

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { AvatarService } from '../avatar/avatar.service.js';
 import { AppError } from '../../kernel/errors.js';
 import { pageRequest, type PageRequest } from '../../kernel/paging.js';
 import { AppConfig } from '../../platform/config/app-config.js';
+import type { Tx } from '../../platform/database/transactions.js';
 import { codenameBase, uniqueCodename } from './codename.js';
 import { toStoreResponse, type BriefStoresQuery, type StoreInput, type UpdateStoreInput } from './store.dto.js';
 import { ROOT_CODENAME, type StoreEntity } from './store.entity.js';
@@ -37,9 +37,9 @@ export class StoreService {
 
   // Inside the caller's transaction; the codename is derived from the name and made unique.
   // `origin`: the request's, for a generated avatar's link.
-  async create(input: StoreInput, customData: Record<string, unknown>, ownerId: string | null, manager: EntityManager, origin: string): Promise<StoreEntity> {
+  async create(input: StoreInput, customData: Record<string, unknown>, ownerId: string | null, tx: Tx, origin: string): Promise<StoreEntity> {
     const base = codenameBase(input.name);
-    const codename = uniqueCodename(base, await this.stores.codenamesLike(base, manager));
+    const codename = uniqueCodename(base, await this.stores.codenamesLike(base, tx));
     return this.stores.insert(
       {
         codename,
@@ -49,13 +49,13 @@ export class StoreService {
         customData,
         ownerId,
       },
-      manager,
+      tx,
     );
   }
 
   // Seeded stores (root, sample) have fixed codenames.
-  insertSeeded(s: Pick<StoreEntity, 'codename' | 'name' | 'fullname'>, ownerId: string | null, manager: EntityManager): Promise<StoreEntity> {
-    return this.stores.insert({ codename: s.codename, name: s.name, fullname: s.fullname, ownerId, avatar: this.avatars.generate(), customData: {} }, manager);
+  insertSeeded(s: Pick<StoreEntity, 'codename' | 'name' | 'fullname'>, ownerId: string | null, tx: Tx): Promise<StoreEntity> {
+    return this.stores.insert({ codename: s.codename, name: s.name, fullname: s.fullname, ownerId, avatar: this.avatars.generate(), customData: {} }, tx);
   }
 
   // Who may is decided by the route's roles and the token's store (AuthGuard).
@@ -73,7 +73,7 @@ export class StoreService {
     return this.cache.findById(id, () => this.stores.findById(id));
   }
 
-  findByCodename(codename: string, manager?: EntityManager): Promise<StoreEntity | null> {
-    return this.stores.findByCodename(codename, manager);
+  findByCodename(codename: string, tx?: Tx): Promise<StoreEntity | null> {
+    return this.stores.findByCodename(codename, tx);
   }
 }

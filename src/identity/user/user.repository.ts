@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import type { PageRequest } from '../../kernel/paging.js';
+import { managerOf, type Tx } from '../../platform/database/transactions.js';
 import { UserEntity } from './user.entity.js';
 
 // Tenant-level: the store id comes first on every method and is part of every query.
@@ -9,32 +10,32 @@ import { UserEntity } from './user.entity.js';
 export class UserRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  private repo(manager?: EntityManager) {
-    return (manager ?? this.dataSource.manager).getRepository(UserEntity);
+  private repo(tx?: Tx) {
+    return managerOf(this.dataSource, tx).getRepository(UserEntity);
   }
 
-  findById(storeId: string, id: string, manager?: EntityManager): Promise<UserEntity | null> {
-    return this.repo(manager).findOneBy({ storeId, id });
+  findById(storeId: string, id: string, tx?: Tx): Promise<UserEntity | null> {
+    return this.repo(tx).findOneBy({ storeId, id });
   }
 
   // A login's lookups (by email, by mobile) are plain SQL: TypeORM's query builder cost more CPU
   // than the statement (bench:auth's login storm). The columns are the entity's properties.
   // By email, matching the unique index (storeId, lower(email)).
-  findByEmail(storeId: string, email: string, manager?: EntityManager): Promise<UserEntity | null> {
-    return this.one(manager, 'SELECT * FROM "users" WHERE "storeId" = $1 AND lower("email") = lower($2)', [storeId, email]);
+  findByEmail(storeId: string, email: string, tx?: Tx): Promise<UserEntity | null> {
+    return this.one(tx, 'SELECT * FROM "users" WHERE "storeId" = $1 AND lower("email") = lower($2)', [storeId, email]);
   }
 
-  findByMobile(storeId: string, mobile: string, manager?: EntityManager): Promise<UserEntity | null> {
-    return this.one(manager, 'SELECT * FROM "users" WHERE "storeId" = $1 AND "mobile" = $2', [storeId, mobile]);
+  findByMobile(storeId: string, mobile: string, tx?: Tx): Promise<UserEntity | null> {
+    return this.one(tx, 'SELECT * FROM "users" WHERE "storeId" = $1 AND "mobile" = $2', [storeId, mobile]);
   }
 
-  private async one(manager: EntityManager | undefined, sql: string, parameters: unknown[]): Promise<UserEntity | null> {
-    const rows: UserEntity[] = await (manager ?? this.dataSource.manager).query(sql, parameters);
+  private async one(tx: Tx | undefined, sql: string, parameters: unknown[]): Promise<UserEntity | null> {
+    const rows: UserEntity[] = await managerOf(this.dataSource, tx).query(sql, parameters);
     return rows.length ? Object.assign(new UserEntity(), rows[0]) : null;
   }
 
-  findByRole(storeId: string, role: string, manager?: EntityManager): Promise<UserEntity | null> {
-    return this.repo(manager)
+  findByRole(storeId: string, role: string, tx?: Tx): Promise<UserEntity | null> {
+    return this.repo(tx)
       .createQueryBuilder('u')
       .where('u.storeId = :storeId AND :role = ANY(u.roles)', { storeId, role })
       .orderBy('u.createdAt', 'ASC')
@@ -57,8 +58,8 @@ export class UserRepository {
     return (result.affected ?? 0) > 0;
   }
 
-  insert(storeId: string, user: Omit<Partial<UserEntity>, 'storeId'>, manager?: EntityManager): Promise<UserEntity> {
-    const repo = this.repo(manager);
+  insert(storeId: string, user: Omit<Partial<UserEntity>, 'storeId'>, tx?: Tx): Promise<UserEntity> {
+    const repo = this.repo(tx);
     return repo.save(repo.create({ ...user, storeId }));
   }
 }

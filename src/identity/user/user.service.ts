@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { AvatarService } from '../avatar/avatar.service.js';
 import { declareCustomProperties, pickCustomData } from '../../kernel/custom-properties.js';
 import { AppError } from '../../kernel/errors.js';
 import type { PageRequest } from '../../kernel/paging.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
+import type { Tx } from '../../platform/database/transactions.js';
 import { DomainEvents } from '../../kernel/domain-events.js';
 import { checkIdentifiers, identifierPresence, type IdentifierPresence } from './identifier-rules.js';
 import { normalizeMobile } from './mobile.js';
@@ -84,13 +84,13 @@ export class UserService implements OnModuleInit {
   }
 
   // Inserts a prepared user; `user.created` is the caller's to emit once its transaction commits.
-  async insert(target: NewUser, prepared: Omit<Partial<UserEntity>, 'storeId'>, manager?: EntityManager): Promise<UserEntity> {
+  async insert(target: NewUser, prepared: Omit<Partial<UserEntity>, 'storeId'>, tx?: Tx): Promise<UserEntity> {
     const id = target.id ?? randomUUID();
     try {
       return await this.users.insert(
         target.storeId,
         { ...prepared, id, roles: target.roles, ownerId: target.ownerId ?? id },
-        manager,
+        tx,
       );
     } catch (error) {
       throw duplicateAsAppError(error) ?? error;
@@ -162,8 +162,8 @@ export class UserService implements OnModuleInit {
     return column === 'email' ? this.users.findByEmail(storeId, value) : this.users.findByMobile(storeId, value);
   }
 
-  findByRole(storeId: string, role: string, manager?: EntityManager): Promise<UserEntity | null> {
-    return this.users.findByRole(storeId, role, manager);
+  findByRole(storeId: string, role: string, tx?: Tx): Promise<UserEntity | null> {
+    return this.users.findByRole(storeId, role, tx);
   }
 }
 
