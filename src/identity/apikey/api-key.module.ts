@@ -5,12 +5,14 @@ import { AppConfig } from '../../platform/config/app-config.js';
 import { REDIS, type OptionalRedis } from '../../platform/redis/redis.module.js';
 import { UserModule } from '../user/user.module.js';
 import { ApiKeyController } from './api-key.controller.js';
+import { ApiKeyRepository } from './api-key.repository.js';
 import { API_KEY_CACHE, ApiKeyService } from './api-key.service.js';
 
 @Module({
   imports: [UserModule, AccessModule],
   controllers: [ApiKeyController],
   providers: [
+    ApiKeyRepository,
     ApiKeyService,
     { provide: API_KEY_CACHE, inject: [AppConfig, REDIS], useFactory: (config: AppConfig, redis: OptionalRedis) => createTtlCache(config, redis, 'apikey') },
   ],

@@ -1,7 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { AccessService } from '../../access/access.service.js';
 import type { TtlCache } from '../../platform/cache/ttl-cache.js';
 import { Clock, DAY_MS } from '../../platform/clock/clock.js';
@@ -13,7 +11,8 @@ import type { SessionData } from '../../kernel/principal.js';
 import { hasAdminRole, mayManage, rolesWithin } from '../../kernel/roles.js';
 import { UserService } from '../user/user.service.js';
 import { toApiKeyResponse, type CreateApiKeyInput } from './api-key.dto.js';
-import { ApiKeyEntity } from './api-key.entity.js';
+import type { ApiKeyEntity } from './api-key.entity.js';
+import { ApiKeyRepository } from './api-key.repository.js';
 
 export const API_KEY_CACHE = Symbol('API_KEY_CACHE');
 // The spec's API-key session lifetime: validated again after a day.
@@ -28,7 +27,7 @@ export class ApiKeyService {
   readonly keyPrefix: string;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly keys: ApiKeyRepository,
     @Inject(API_KEY_CACHE) private readonly cache: TtlCache<SessionData>,
     private readonly users: UserService,
     private readonly clock: Clock,
@@ -37,10 +36,6 @@ export class ApiKeyService {
     private readonly access: AccessService,
   ) {
     this.keyPrefix = `sk_${config.env.PROJECT_CODENAME}_`;
-  }
-
-  private get repo() {
-    return this.dataSource.getRepository(ApiKeyEntity);
   }
 
   // A new key: 192 random bits after the prefix. The plaintext leaves here once.
@@ -61,9 +56,8 @@ export class ApiKeyService {
     if (input.expiresAt && input.expiresAt <= this.clock.now()) throw new AppError('ValidationFailed', 'expiresAt must be in the future');
 
     const key = this.keyPrefix + randomBytes(24).toString('hex');
-    const record = await this.repo.save({
+    const record = await this.keys.insert(actor.storeId, {
       id: randomUUID(),
-      storeId: actor.storeId,
       userId: actor.userId,
       name: input.name,
       prefix: key.slice(0, this.keyPrefix.length + 6),
@@ -81,26 +75,25 @@ export class ApiKeyService {
   // Store admins see the store's keys; anyone else their own. Newest first, a page at a time.
   async list(actor: SessionData, storeId: string, query: PageQuery): Promise<[ApiKeyEntity[], number, PageRequest]> {
     const page = pageRequest(query, this.config.settings.paging);
-    const where = hasAdminRole(actor.roles) ? { storeId } : { storeId, userId: actor.userId };
-    const [rows, total] = await this.repo.findAndCount({ where, order: { createdAt: 'DESC', id: 'ASC' }, skip: page.offset, take: page.pageRowCount });
+    const [rows, total] = await this.keys.list(storeId, hasAdminRole(actor.roles) ? undefined : actor.userId, page);
     return [rows, total, page];
   }
 
   // A key is managed by whoever manages its owner (the user-management rule): a tenantAdmin
   // sees the owner's keys in the list but cannot delete them.
   async delete(actor: SessionData, storeId: string, id: string): Promise<void> {
-    const key = await this.repo.findOneBy({ storeId, id });
+    const key = await this.keys.findById(storeId, id);
     if (!key || (key.userId !== actor.userId && !hasAdminRole(actor.roles))) throw new AppError('NotFound', 'no such API key');
     const owner = await this.users.findById(storeId, key.userId);
     if (owner && !mayManage(actor, owner)) throw new AppError('Forbidden', 'this key belongs to a user you may not manage');
-    await this.repo.delete({ storeId, id });
+    await this.keys.delete(storeId, id);
     await this.cache.delete([key.keyHash]);
     this.events.emit('apikey.deleted', { apiKeyId: id, storeId, userId: key.userId });
   }
 
   // The key as its owner sees it in lists: never the key or its hash.
   async findView(storeId: string, id: string): Promise<ReturnType<typeof toApiKeyResponse> | undefined> {
-    const key = await this.repo.findOneBy({ storeId, id });
+    const key = await this.keys.findById(storeId, id);
     return key ? toApiKeyResponse(key) : undefined;
   }
 
@@ -115,7 +108,7 @@ export class ApiKeyService {
       if (new Date(cached.expiresAt) > now) return cached;
       await this.cache.delete([hash]);
     }
-    const record = await this.repo.findOneBy({ keyHash: hash });
+    const record = await this.keys.findByKeyHash(hash);
     if (!record || (record.expiresAt && record.expiresAt <= now)) throw invalidKey();
     const owner = await this.users.findById(record.storeId, record.userId);
     if (!owner?.isActive) throw invalidKey();
@@ -138,15 +131,14 @@ export class ApiKeyService {
     };
     await this.cache.set(hash, session, expiresAt.getTime() - now.getTime());
     // Written once per validation (a day), not per request.
-    await this.repo.update({ storeId: record.storeId, id: record.id }, { lastUsedAt: now });
+    await this.keys.markUsed(record.storeId, record.id, now);
     return session;
   }
 
   // The owner was deactivated, deleted or given other roles: its keys are validated again on
   // every replica at once.
   async forgetOwner(storeId: string, userId: string): Promise<void> {
-    const keys = await this.repo.find({ select: { keyHash: true }, where: { storeId, userId } });
-    await this.cache.delete(keys.map((k) => k.keyHash));
+    await this.cache.delete(await this.keys.keyHashesOf(storeId, userId));
   }
 
   private assertEnabled(): void {
