@@ -13,12 +13,13 @@ import { AuthGuard } from './auth.guard.js';
 import { AuthService } from './auth.service.js';
 import { AuthenticationService } from './authentication.service.js';
 import { KeyService } from './key.service.js';
+import { SigningKeyRepository } from './signing-key.repository.js';
 import { TokenService } from './token.service.js';
 
 @Module({
   imports: [JwtModule.register({}), UserModule, SessionModule, StoreModule, ApiKeyModule, VerificationModule, AccessModule, RemoteSessionModule],
   controllers: [AuthController],
-  providers: [KeyService, TokenService, AuthenticationService, AuthService, { provide: APP_GUARD, useClass: AuthGuard }],
+  providers: [SigningKeyRepository, KeyService, TokenService, AuthenticationService, AuthService, { provide: APP_GUARD, useClass: AuthGuard }],
   exports: [AuthenticationService, AuthService, SessionModule],
 })
 export class AuthModule {}

@@ -1,12 +1,12 @@
 import { createPrivateKey, createPublicKey, generateKeyPair, randomUUID, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, LessThanOrEqual, MoreThan, type EntityManager } from 'typeorm';
 import { Clock, DAY_MS } from '../../platform/clock/clock.js';
 import { AppConfig } from '../../platform/config/app-config.js';
+import { Transactions } from '../../platform/database/transactions.js';
 import { KeyEncryption } from './key-encryption.js';
-import { SigningKeyEntity } from './signing-key.entity.js';
+import type { SigningKeyEntity } from './signing-key.entity.js';
+import { SigningKeyRepository } from './signing-key.repository.js';
 
 const generateRsa = promisify(generateKeyPair);
 const KEY_LOCK = 7_311_003;
@@ -42,7 +42,8 @@ export class KeyService {
   private readonly verifying = new Map<string, VerificationKey>();
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly keys: SigningKeyRepository,
+    private readonly transactions: Transactions,
     private readonly clock: Clock,
     private readonly config: AppConfig,
   ) {
@@ -62,7 +63,7 @@ export class KeyService {
   async verificationKey(kid: string): Promise<VerificationKey | undefined> {
     let key = this.verifying.get(kid);
     if (!key) {
-      const row = await this.dataSource.getRepository(SigningKeyEntity).findOneBy({ id: kid });
+      const row = await this.keys.findById(kid);
       if (!row) return undefined;
       key = verificationKey(row);
       this.verifying.set(kid, key);
@@ -73,15 +74,12 @@ export class KeyService {
   // Every key that still verifies, newest first (the JWKS).
   async verificationKeys(): Promise<VerificationKey[]> {
     await this.signingKey(); // there is always a current key to publish
-    const rows = await this.dataSource.getRepository(SigningKeyEntity).find({
-      where: { verifyUntil: MoreThan(this.clock.now()) },
-      order: { createdAt: 'DESC' },
-    });
+    const rows = await this.keys.verifyingAt(this.clock.now());
     return rows.map((r) => this.verifying.get(r.id) ?? verificationKey(r));
   }
 
   private async loadOrCreate(): Promise<SigningKey> {
-    const existing = await this.newestUsable(this.dataSource.manager);
+    const existing = await this.keys.newestSigningAt(this.clock.now());
     if (existing) return this.toSigningKey(existing);
 
     // Generated outside the lock (it takes a while); dropped if another replica wins.
@@ -90,30 +88,25 @@ export class KeyService {
       publicKeyEncoding: { type: 'spki', format: 'pem' },
       privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
     });
-    const row = await this.dataSource.transaction(async (m) => {
-      await m.query('SELECT pg_advisory_xact_lock($1)', [KEY_LOCK]);
-      const raced = await this.newestUsable(m);
-      if (raced) return raced;
+    const row = await this.transactions.exclusive(KEY_LOCK, async (tx) => {
       const now = this.clock.now();
+      const raced = await this.keys.newestSigningAt(now, tx);
+      if (raced) return raced;
       const { keyRefreshPeriodInDays, tokenPeriodInDays } = this.config.settings;
       const signUntil = new Date(now.getTime() + keyRefreshPeriodInDays * DAY_MS);
-      return m.getRepository(SigningKeyEntity).save({
-        id: randomUUID(),
-        publicKey,
-        privateKey: this.encryption.seal(privateKey),
-        createdAt: now,
-        signUntil,
-        verifyUntil: new Date(signUntil.getTime() + tokenPeriodInDays * DAY_MS),
-      });
+      return this.keys.insert(
+        {
+          id: randomUUID(),
+          publicKey,
+          privateKey: this.encryption.seal(privateKey),
+          createdAt: now,
+          signUntil,
+          verifyUntil: new Date(signUntil.getTime() + tokenPeriodInDays * DAY_MS),
+        },
+        tx,
+      );
     });
     return this.toSigningKey(row);
-  }
-
-  // A key signs from its creation to signUntil: one created at a later time (a clock that was
-  // ahead once) must not take over signing, nor stop rotation until its own signUntil.
-  private newestUsable(m: EntityManager): Promise<SigningKeyEntity | null> {
-    const now = this.clock.now();
-    return m.getRepository(SigningKeyEntity).findOne({ where: { createdAt: LessThanOrEqual(now), signUntil: MoreThan(now) }, order: { createdAt: 'DESC' } });
   }
 
   private toSigningKey(row: SigningKeyEntity): SigningKey {
