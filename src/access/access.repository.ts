@@ -37,8 +37,8 @@ export class AccessRepository {
     );
   }
 
-  insertGrant(grant: PermissionGrantEntity): Promise<PermissionGrantEntity> {
-    return this.grants.save(grant);
+  insertGrant(storeId: string | null, grant: Omit<PermissionGrantEntity, 'storeId'>): Promise<PermissionGrantEntity> {
+    return this.grants.save({ ...grant, storeId });
   }
 
   listGrants(storeId: string | null, page: PageRequest): Promise<[PermissionGrantEntity[], number]> {
@@ -61,8 +61,8 @@ export class AccessRepository {
     return !!res.affected;
   }
 
-  insertGroup(group: UserGroupEntity): Promise<UserGroupEntity> {
-    return this.groups.save(group);
+  insertGroup(storeId: string | null, group: Omit<UserGroupEntity, 'storeId'>): Promise<UserGroupEntity> {
+    return this.groups.save({ ...group, storeId });
   }
 
   // A store sees its own groups and the global ones.
@@ -75,8 +75,8 @@ export class AccessRepository {
     return this.groups.findOne({ where: storeId ? [{ storeId, id }, { storeId: IsNull(), id }] : [{ storeId: IsNull(), id }] });
   }
 
-  updateGroup(group: UserGroupEntity): Promise<UserGroupEntity> {
-    return this.groups.save(group);
+  async updateGroup(storeId: string | null, id: string, changes: Partial<Pick<UserGroupEntity, 'groupName' | 'avatar'>>): Promise<void> {
+    if (Object.keys(changes).length) await this.groups.update({ storeId: storeId ?? IsNull(), id }, changes);
   }
 
   // Its memberships and grants go with it (ON DELETE CASCADE).
@@ -85,8 +85,8 @@ export class AccessRepository {
     return !!res.affected;
   }
 
-  insertMember(member: UserGroupMemberEntity): Promise<UserGroupMemberEntity> {
-    return this.members.save(member);
+  insertMember(storeId: string, member: Omit<UserGroupMemberEntity, 'storeId'>): Promise<UserGroupMemberEntity> {
+    return this.members.save({ ...member, storeId });
   }
 
   findMember(storeId: string, id: string): Promise<UserGroupMemberEntity | null> {
@@ -106,8 +106,8 @@ export class AccessRepository {
     return this.members.findAndCount({ where: { storeId, ...(groupId && { groupId }) }, order: { createdAt: 'ASC', id: 'ASC' }, skip: page.offset, take: page.pageRowCount });
   }
 
-  updateMember(member: UserGroupMemberEntity): Promise<UserGroupMemberEntity> {
-    return this.members.save(member);
+  async updateMember(storeId: string, id: string, changes: Pick<UserGroupMemberEntity, 'groupId' | 'userId'>): Promise<void> {
+    await this.members.update({ storeId, id }, changes);
   }
 
   async deleteMember(storeId: string, id: string): Promise<boolean> {

@@ -111,9 +111,8 @@ export class AccessService implements OnModuleInit {
     if (input.groupId !== undefined && !(await this.repo.findVisibleGroup(this.groupScope(store), input.groupId))) throw new AppError('UserGroupNotFound', 'no such group');
     this.assertMayChange(principal, store, await this.grantEffects(store, { roleId, user, groupId: input.groupId ?? null }));
     if (!(await this.can(principal, input.permission))) throw new AppError('PermissionNotHeld', `you do not hold "${input.permission}"`);
-    return this.repo.insertGrant({
+    return this.repo.insertGrant(grantScope(store), {
       id: randomUUID(),
-      storeId: grantScope(store),
       permission: input.permission,
       roleId,
       userId: input.userId ?? null,
@@ -186,9 +185,8 @@ export class AccessService implements OnModuleInit {
     this.assertGroupsActive();
     const storeId = this.groupScope(store);
     if (storeId === null) this.assertSaasAdmin(principal);
-    return this.repo.insertGroup({
+    return this.repo.insertGroup(storeId, {
       id: randomUUID(),
-      storeId,
       groupName: input.groupName,
       avatar: input.avatar ?? this.avatars.generate(origin),
       ownerId: principal.userId!,
@@ -214,7 +212,9 @@ export class AccessService implements OnModuleInit {
     const group = await this.getGroup(principal, store, id);
     if (group.storeId === null) this.assertSaasAdmin(principal);
     this.assertMayChange(principal, store, (await this.membersOf(store, group.id)).map(({ user }) => ({ member: user, takes: [] })));
-    return this.repo.updateGroup({ ...group, ...(input.groupName !== undefined && { groupName: input.groupName }), ...(input.avatar !== undefined && { avatar: input.avatar }) });
+    const changes = { ...(input.groupName !== undefined && { groupName: input.groupName }), ...(input.avatar !== undefined && { avatar: input.avatar }) };
+    await this.repo.updateGroup(group.storeId, group.id, changes);
+    return { ...group, ...changes };
   }
 
   // Its memberships and its grants end with it, at once: each member loses both.
@@ -233,7 +233,7 @@ export class AccessService implements OnModuleInit {
     const group = await this.getGroup(principal, store, input.groupId);
     this.assertMayChange(principal, store, [{ member: await this.userOf(store, input.userId), takes: [] }]);
     if (await this.repo.findMembership(store.id, group.id, input.userId)) throw new AppError('UserGroupMemberExists', 'the user is already in the group');
-    return this.repo.insertMember({ id: randomUUID(), storeId: store.id, groupId: group.id, userId: input.userId, ownerId: principal.userId!, createdAt: this.clock.now() });
+    return this.repo.insertMember(store.id, { id: randomUUID(), groupId: group.id, userId: input.userId, ownerId: principal.userId!, createdAt: this.clock.now() });
   }
 
   // A membership moves to another group or user under the rules of adding one; its user, when
@@ -250,7 +250,9 @@ export class AccessService implements OnModuleInit {
     this.assertMayChange(principal, store, effects);
     const existing = await this.repo.findMembership(store.id, group.id, userId);
     if (existing && existing.id !== member.id) throw new AppError('UserGroupMemberExists', 'the user is already in the group');
-    return this.repo.updateMember({ ...member, groupId: group.id, userId });
+    const changes = { groupId: group.id, userId };
+    await this.repo.updateMember(store.id, member.id, changes);
+    return { ...member, ...changes };
   }
 
   private async userOf(store: Tenant, userId: string): Promise<UserEntity> {
