@@ -30,7 +30,7 @@ export class NotificationRepository {
 
   // Records the delivery, erasing secrets, in one statement; only a queued row changes, so a
   // repeated job cannot record (or send) twice.
-  async markDelivered(id: string, provider: string, attempts: DeliveryAttempt[], content: NotificationEntity['content']): Promise<boolean> {
+  async markDelivered(storeId: string, id: string, provider: string, attempts: DeliveryAttempt[], content: NotificationEntity['content']): Promise<boolean> {
     const result = await this.repo
       .createQueryBuilder()
       .update()
@@ -42,18 +42,18 @@ export class NotificationRepository {
         content: content as never,
         attempts: () => `"attempts" || :attempts::jsonb`,
       })
-      .where('id = :id AND status = :queued', { id, queued: 'queued' })
+      .where('"storeId" = :storeId AND id = :id AND status = :queued', { storeId, id, queued: 'queued' })
       .setParameter('attempts', JSON.stringify(attempts))
       .execute();
     return (result.affected ?? 0) > 0;
   }
 
-  async recordAttempts(id: string, attempts: DeliveryAttempt[], final: boolean): Promise<void> {
+  async recordAttempts(storeId: string, id: string, attempts: DeliveryAttempt[], final: boolean): Promise<void> {
     await this.repo
       .createQueryBuilder()
       .update()
       .set({ attempts: () => `"attempts" || :attempts::jsonb`, ...(final && { status: 'failed' as const, secretVars: null }) })
-      .where('id = :id AND status = :queued', { id, queued: 'queued' })
+      .where('"storeId" = :storeId AND id = :id AND status = :queued', { storeId, id, queued: 'queued' })
       .setParameter('attempts', JSON.stringify(attempts))
       .execute();
   }

@@ -67,7 +67,7 @@ export class NotificationWorker implements OnApplicationBootstrap, OnApplication
 
     if (n.channel === 'inApp') {
       // The row is the delivery: the inbox reads it.
-      await this.notifications.markDelivered(n.id, 'inApp', [{ provider: 'inApp', outcome: 'delivered', at: now() }], message);
+      await this.notifications.markDelivered(n.storeId, n.id, 'inApp', [{ provider: 'inApp', outcome: 'delivered', at: now() }], message);
       this.metrics.notificationDelivery(n.channel, 'delivered');
       return;
     }
@@ -82,7 +82,7 @@ export class NotificationWorker implements OnApplicationBootstrap, OnApplication
       }
       attempts.push({ provider: provider.name, outcome: 'delivered', at: now() });
       // Only in-app content is kept: other channels' text may carry the secrets just erased.
-      await this.notifications.markDelivered(n.id, provider.name, attempts, null);
+      await this.notifications.markDelivered(n.storeId, n.id, provider.name, attempts, null);
       this.metrics.notificationDelivery(n.channel, 'delivered');
       return;
     }
@@ -91,13 +91,13 @@ export class NotificationWorker implements OnApplicationBootstrap, OnApplication
       if (!attempts.length) attempts.push({ provider: '-', outcome: 'failed', error: `no provider for channel ${n.channel}`, permanent: true, at: now() });
       return this.fail(n, attempts);
     }
-    await this.notifications.recordAttempts(n.id, attempts, false);
+    await this.notifications.recordAttempts(n.storeId, n.id, attempts, false);
     this.metrics.notificationDelivery(n.channel, 'retry');
     throw new RetryLater(`attempt ${attempt} of ${maxAttempts} failed`);
   }
 
   private async fail(n: NotificationEntity, attempts: DeliveryAttempt[]): Promise<void> {
-    await this.notifications.recordAttempts(n.id, attempts, true);
+    await this.notifications.recordAttempts(n.storeId, n.id, attempts, true);
     this.metrics.notificationDelivery(n.channel, 'failed');
     this.logger.warn({ notificationId: n.id, channel: n.channel }, 'notification failed');
   }
