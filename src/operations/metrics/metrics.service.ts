@@ -1,10 +1,9 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { Response } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { DataSource } from 'typeorm';
 import { elapsedMs, type ContextRequest } from '../../kernel/request-context.js';
 import { AppConfig } from '../../platform/config/app-config.js';
+import { DatabasePool } from '../../platform/database/database-pool.js';
 
 type LoginOutcome = 'success' | 'invalid_credentials' | 'refused' | 'invalid_request' | 'rate_limited' | 'error';
 export type DeliveryOutcome = 'delivered' | 'retry' | 'failed';
@@ -25,7 +24,7 @@ export class Metrics implements OnModuleDestroy {
 
   constructor(
     config: AppConfig,
-    @InjectDataSource() dataSource: DataSource,
+    pool: DatabasePool,
   ) {
     const prefix = `${config.env.PROJECT_CODENAME}_${config.env.SERVICE_CODENAME}_`.replace(/-/g, '_');
     this.prefix = prefix;
@@ -45,13 +44,12 @@ export class Metrics implements OnModuleDestroy {
       labelNames: ['channel', 'outcome'],
       registers: [this.registry],
     });
-    // The pg pool behind TypeORM (PostgreSQL and the embedded database alike).
-    const pool = (dataSource.driver as unknown as { master?: { totalCount: number; idleCount: number; waitingCount: number } }).master;
     this.gauge(`${prefix}db_pool_connections`, 'Database pool connections by state.', ['state'], (set) => {
-      if (!pool) return;
-      set({ state: 'total' }, pool.totalCount);
-      set({ state: 'idle' }, pool.idleCount);
-      set({ state: 'waiting' }, pool.waitingCount);
+      const counts = pool.counts();
+      if (!counts) return;
+      set({ state: 'total' }, counts.total);
+      set({ state: 'idle' }, counts.idle);
+      set({ state: 'waiting' }, counts.waiting);
     });
   }
 

@@ -2,6 +2,7 @@ import { Inject, Module, type DynamicModule, type OnApplicationBootstrap, type O
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { DatabaseNotifications } from './database-notifications.js';
+import { DatabasePool } from './database-pool.js';
 import { dataSourceOptions } from './data-source-options.js';
 import { runMigrations } from './migrate.js';
 import { Transactions } from './transactions.js';
@@ -27,8 +28,8 @@ export class DatabaseModule implements OnApplicationBootstrap, OnApplicationShut
           },
         }),
       ],
-      providers: [{ provide: DatabaseNotifications, useValue: notifications }, Transactions],
-      exports: [DatabaseNotifications, Transactions],
+      providers: [{ provide: DatabaseNotifications, useValue: notifications }, Transactions, DatabasePool],
+      exports: [DatabaseNotifications, Transactions, DatabasePool],
     };
   }
 
