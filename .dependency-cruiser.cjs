@@ -57,6 +57,13 @@ module.exports = {
       to: { path: `^src/.*${INTERNALS}`, pathNot: ['^src/access/'] },
     },
     {
+      name: 'typeorm-only-behind-repositories',
+      severity: 'error',
+      comment: 'Persistence lives behind repositories: only entities, repositories and platform/database import TypeORM; a service passes a Tx (platform/database/transactions.ts), never an EntityManager.',
+      from: { path: '^src/', pathNot: ['\\.(entity|repository)\\.ts$', '^src/platform/database/'] },
+      to: { path: '^node_modules/(typeorm|@nestjs/typeorm)/' },
+    },
+    {
       name: 'no-reach-into-access',
       severity: 'error',
       comment: "Other features use access through AccessService and its public files, never its internals.",
@@ -66,7 +73,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    includeOnly: '^src/',
+    // src/, and TypeORM only to see who imports it (typeorm-only-behind-repositories).
+    includeOnly: ['^src/', '^node_modules/(typeorm|@nestjs/typeorm)/'],
     exclude: { path: '\\.spec\\.ts$' },
     tsConfig: { fileName: 'tsconfig.json' },
     tsPreCompilationDeps: true,
