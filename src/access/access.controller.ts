@@ -8,7 +8,8 @@ import { Ctx, type RequestContext } from '../kernel/request-context.js';
 import { P } from '../kernel/service-permissions.js';
 import { ADMIN_ROLES } from '../kernel/roles.js';
 import { CreateGrantInput, EffectivePermissionsResponse, IdParam, PermissionDecisionResponse, PermissionGrantResponse, PermissionNameParam, toGrantResponse } from './access.dto.js';
-import { AccessService, principalOf } from './access.service.js';
+import { principalOf } from '../kernel/request-context.js';
+import { AccessService } from './access.service.js';
 
 @ApiTags('permissions')
 @Controller('auth-api')

@@ -4,7 +4,8 @@ import { ListPermissions } from '../kernel/envelope.js';
 import { UserModule } from '../identity/user/user.module.js';
 import { AccessController } from './access.controller.js';
 import { AccessRepository } from './access.repository.js';
-import { AccessService, principalOf } from './access.service.js';
+import { principalOf } from '../kernel/request-context.js';
+import { AccessService } from './access.service.js';
 import { UserGroupController } from './user-group.controller.js';
 
 // Permissions, grants, `can()`, user groups and members.

@@ -1,10 +1,10 @@
+import type { Principal } from '../kernel/principal.js';
 import { randomUUID } from 'node:crypto';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { AvatarService } from '../identity/avatar/avatar.service.js';
 import { Clock } from '../platform/clock/clock.js';
 import { AppError } from '../kernel/errors.js';
 import { pageRequest, type PageQuery, type PageRequest } from '../kernel/paging.js';
-import type { RequestContext } from '../kernel/request-context.js';
 import { AppConfig } from '../platform/config/app-config.js';
 import { BootChecks } from '../platform/config/boot-checks.js';
 import { ROOT_CODENAME, type Tenant } from '../kernel/tenant.js';
@@ -15,17 +15,9 @@ import type { CreateGrantInput, CreateGroupInput, CreateMemberInput, MemberQuery
 import type { PermissionGrantEntity, UserGroupEntity, UserGroupMemberEntity } from './access.entity.js';
 import { changeRefusal, type Effect } from './access.policy.js';
 import { AccessRepository } from './access.repository.js';
-import { decideTogether, decideWithExceptions, PermissionCatalogue, roleText, roleValue, type AccessObject, type AccessPrincipal, type Decision } from './permissions.js';
+import { decideTogether, decideWithExceptions, PermissionCatalogue, roleText, roleValue, type AccessObject, type Decision } from './permissions.js';
 
-export type { AccessObject, AccessPrincipal } from './permissions.js';
-
-// The caller of a request as the access rules see it.
-export function principalOf(ctx: RequestContext): AccessPrincipal {
-  if (ctx.machine) return { kind: 'machine', machine: ctx.machine, storeId: ctx.store?.id, roles: [] };
-  const s = ctx.session!;
-  if (s.principal === 'apiKey') return { kind: 'apiKey', storeId: s.storeId, userId: s.userId, roles: s.roles, permissions: s.permissions ?? [] };
-  return { kind: 'user', storeId: s.storeId, userId: s.userId, roles: s.roles };
-}
+export type { AccessObject } from './permissions.js';
 
 const SAAS_ADMINS: readonly string[] = [SAAS_ROLES.superAdmin, SAAS_ROLES.saasAdmin, 'admin']; // admin: a single-tenant deployment's root is its organisation
 
@@ -56,26 +48,26 @@ export class AccessService implements OnModuleInit {
   // The one check, for routes (`@Authenticated({ permission })`) and for objects in services.
   // An API key's answer is its own and its creator's together: the creator as it is now (its
   // roles, its grants, its denies), so a key never holds what its creator does not.
-  async can(principal: AccessPrincipal, permission: string, object?: AccessObject): Promise<boolean> {
+  async can(principal: Principal, permission: string, object?: AccessObject): Promise<boolean> {
     const parties = await this.parties(principal);
     return decideTogether(this.catalogue, parties, permission, await this.grantsOf(parties, permission), object);
   }
 
-  async decision(principal: AccessPrincipal, permission: string): Promise<Decision> {
+  async decision(principal: Principal, permission: string): Promise<Decision> {
     if (!this.catalogue.isKnown(permission)) throw new AppError('PermissionUnknown', `no permission "${permission}"`);
     const parties = await this.parties(principal);
     return decideWithExceptions(this.catalogue, parties, permission, await this.grantsOf(parties, permission));
   }
 
   // Every known permission with the caller's answer, for a UI.
-  async effective(principal: AccessPrincipal): Promise<({ permission: string } & Decision)[]> {
+  async effective(principal: Principal): Promise<({ permission: string } & Decision)[]> {
     const parties = await this.parties(principal);
     const grants = await this.grantsOf(parties);
     return [...this.catalogue.names].map((permission) => ({ permission, ...decideWithExceptions(this.catalogue, parties, permission, grants) }));
   }
 
   // The permissions a list response reports in `uiPermissions`.
-  async uiPermissions(principal: AccessPrincipal): Promise<string[]> {
+  async uiPermissions(principal: Principal): Promise<string[]> {
     if (!this.config.settings.pbacIsActive) return [];
     return (await this.effective(principal)).filter((d) => d.canDo).map((d) => d.permission);
   }
@@ -83,14 +75,14 @@ export class AccessService implements OnModuleInit {
   // Who must agree on an answer: the caller; for an API key also its creator as it is now (a
   // deactivated or deleted creator: nobody, so nothing is allowed). Without `pbacIsActive` roles
   // decide, and a key's roles were bounded by its creator's when it was made.
-  private async parties(principal: AccessPrincipal): Promise<AccessPrincipal[]> {
+  private async parties(principal: Principal): Promise<Principal[]> {
     if (principal.kind !== 'apiKey' || !this.config.settings.pbacIsActive) return [principal];
     const creator = principal.storeId && principal.userId ? await this.users.findById(principal.storeId, principal.userId) : null;
     if (!creator?.isActive) return [];
     return [principal, { kind: 'user', storeId: principal.storeId, userId: creator.id, roles: creator.roles }];
   }
 
-  private async grantsOf(parties: readonly AccessPrincipal[], permission?: string): Promise<PermissionGrantEntity[]> {
+  private async grantsOf(parties: readonly Principal[], permission?: string): Promise<PermissionGrantEntity[]> {
     const [principal] = parties;
     if (!principal || principal.kind === 'machine' || !principal.storeId || !this.config.settings.pbacIsActive) return [];
     const roles = [...new Set(parties.flatMap((p) => p.roles))];
@@ -100,7 +92,7 @@ export class AccessService implements OnModuleInit {
   // Grants: a store's admins in their store, SaaS admins at root (SaaS level), over principals
   // they outrank only (access.policy.ts). Nobody grants or denies a permission it does not hold
   // itself.
-  async createGrant(principal: AccessPrincipal, store: Tenant, input: CreateGrantInput): Promise<PermissionGrantEntity> {
+  async createGrant(principal: Principal, store: Tenant, input: CreateGrantInput): Promise<PermissionGrantEntity> {
     if (!this.catalogue.isKnown(input.permission)) throw new AppError('PermissionUnknown', `no permission "${input.permission}"`);
     const subjects = [input.roleId, input.userId, input.groupId].filter((v) => v !== undefined);
     if (subjects.length > 1) throw new AppError('ValidationFailed', 'give at most one of roleId, userId, groupId');
@@ -124,13 +116,13 @@ export class AccessService implements OnModuleInit {
     });
   }
 
-  async listGrants(_principal: AccessPrincipal, store: Tenant, query: PageQuery): Promise<[PermissionGrantEntity[], number, PageRequest]> {
+  async listGrants(_principal: Principal, store: Tenant, query: PageQuery): Promise<[PermissionGrantEntity[], number, PageRequest]> {
     const page = this.page(query);
     const [rows, total] = await this.repo.listGrants(grantScope(store), page);
     return [rows, total, page];
   }
 
-  async getGrant(_principal: AccessPrincipal, store: Tenant, id: string): Promise<PermissionGrantEntity> {
+  async getGrant(_principal: Principal, store: Tenant, id: string): Promise<PermissionGrantEntity> {
     const grant = await this.repo.findGrant(grantScope(store), id);
     if (!grant) throw new AppError('PermissionGrantNotFound', 'no such grant in this store');
     return grant;
@@ -139,7 +131,7 @@ export class AccessService implements OnModuleInit {
   // Deleting a grant takes the right to manage grants (the route's admin roles) and rank over
   // whom it reaches, not the permission itself: a deny is lifted by whoever outranks the denied,
   // and the store's owner lifts any.
-  async deleteGrant(principal: AccessPrincipal, store: Tenant, id: string): Promise<void> {
+  async deleteGrant(principal: Principal, store: Tenant, id: string): Promise<void> {
     const grant = await this.getGrant(principal, store, id);
     const user = grant.userId === null ? null : await this.users.findById(store.id, grant.userId);
     // a grant to a user who is gone reaches nobody
@@ -149,7 +141,7 @@ export class AccessService implements OnModuleInit {
 
   // The one rule of who may change what affects whom (access.policy.ts), for every change of
   // grants, groups and memberships.
-  private assertMayChange(principal: AccessPrincipal, store: Tenant, effects: readonly Effect[]): void {
+  private assertMayChange(principal: Principal, store: Tenant, effects: readonly Effect[]): void {
     const ownsStore = principal.kind === 'user' && store.ownerId !== null && principal.userId === store.ownerId;
     const refused = changeRefusal(this.config.settings, { userId: principal.userId!, roles: principal.roles, ownsStore }, effects);
     if (refused) throw new AppError(refused.errCode, refused.detail);
@@ -181,7 +173,7 @@ export class AccessService implements OnModuleInit {
   // Groups: with `userGroupsInTenantLevel` a store's admins manage the store's groups; global
   // groups are created, changed and deleted by SaaS admins only. A new group affects nobody; a
   // group is renamed or deleted only by someone who may manage each of its members.
-  async createGroup(principal: AccessPrincipal, store: Tenant, input: CreateGroupInput, origin: string): Promise<UserGroupEntity> {
+  async createGroup(principal: Principal, store: Tenant, input: CreateGroupInput, origin: string): Promise<UserGroupEntity> {
     this.assertGroupsActive();
     const storeId = this.groupScope(store);
     if (storeId === null) this.assertSaasAdmin(principal);
@@ -194,21 +186,21 @@ export class AccessService implements OnModuleInit {
     });
   }
 
-  async listGroups(_principal: AccessPrincipal, store: Tenant, query: PageQuery): Promise<[UserGroupEntity[], number, PageRequest]> {
+  async listGroups(_principal: Principal, store: Tenant, query: PageQuery): Promise<[UserGroupEntity[], number, PageRequest]> {
     this.assertGroupsActive();
     const page = this.page(query);
     const [rows, total] = await this.repo.listGroups(this.groupScope(store), page);
     return [rows, total, page];
   }
 
-  async getGroup(_principal: AccessPrincipal, store: Tenant, id: string): Promise<UserGroupEntity> {
+  async getGroup(_principal: Principal, store: Tenant, id: string): Promise<UserGroupEntity> {
     this.assertGroupsActive();
     const group = await this.repo.findVisibleGroup(this.groupScope(store), id);
     if (!group) throw new AppError('UserGroupNotFound', 'no such group');
     return group;
   }
 
-  async updateGroup(principal: AccessPrincipal, store: Tenant, id: string, input: UpdateGroupInput): Promise<UserGroupEntity> {
+  async updateGroup(principal: Principal, store: Tenant, id: string, input: UpdateGroupInput): Promise<UserGroupEntity> {
     const group = await this.getGroup(principal, store, id);
     if (group.storeId === null) this.assertSaasAdmin(principal);
     this.assertMayChange(principal, store, (await this.membersOf(store, group.id)).map(({ user }) => ({ member: user, takes: [] })));
@@ -218,7 +210,7 @@ export class AccessService implements OnModuleInit {
   }
 
   // Its memberships and its grants end with it, at once: each member loses both.
-  async deleteGroup(principal: AccessPrincipal, store: Tenant, id: string): Promise<void> {
+  async deleteGroup(principal: Principal, store: Tenant, id: string): Promise<void> {
     const group = await this.getGroup(principal, store, id);
     if (group.storeId === null) this.assertSaasAdmin(principal);
     const members = await this.membersOf(store, group.id);
@@ -229,7 +221,7 @@ export class AccessService implements OnModuleInit {
 
   // A store's admins add the store's own users whom they may manage (the user-management rule),
   // to its groups or to global ones.
-  async createMember(principal: AccessPrincipal, store: Tenant, input: CreateMemberInput): Promise<UserGroupMemberEntity> {
+  async createMember(principal: Principal, store: Tenant, input: CreateMemberInput): Promise<UserGroupMemberEntity> {
     const group = await this.getGroup(principal, store, input.groupId);
     this.assertMayChange(principal, store, [{ member: await this.userOf(store, input.userId), takes: [] }]);
     if (await this.repo.findMembership(store.id, group.id, input.userId)) throw new AppError('UserGroupMemberExists', 'the user is already in the group');
@@ -238,7 +230,7 @@ export class AccessService implements OnModuleInit {
 
   // A membership moves to another group or user under the rules of adding one; its user, when
   // it leaves, loses it as if it were removed.
-  async updateMember(principal: AccessPrincipal, store: Tenant, id: string, input: UpdateMemberInput): Promise<UserGroupMemberEntity> {
+  async updateMember(principal: Principal, store: Tenant, id: string, input: UpdateMemberInput): Promise<UserGroupMemberEntity> {
     const member = await this.getMember(principal, store, id);
     const userId = input.userId ?? member.userId;
     const group = await this.getGroup(principal, store, input.groupId ?? member.groupId);
@@ -261,14 +253,14 @@ export class AccessService implements OnModuleInit {
     return user;
   }
 
-  async listMembers(_principal: AccessPrincipal, store: Tenant, query: MemberQuery): Promise<[UserGroupMemberEntity[], number, PageRequest]> {
+  async listMembers(_principal: Principal, store: Tenant, query: MemberQuery): Promise<[UserGroupMemberEntity[], number, PageRequest]> {
     this.assertGroupsActive();
     const page = this.page(query);
     const [rows, total] = await this.repo.listMembers(store.id, query.groupId, page);
     return [rows, total, page];
   }
 
-  async getMember(_principal: AccessPrincipal, store: Tenant, id: string): Promise<UserGroupMemberEntity> {
+  async getMember(_principal: Principal, store: Tenant, id: string): Promise<UserGroupMemberEntity> {
     this.assertGroupsActive();
     const member = await this.repo.findMember(store.id, id);
     if (!member) throw new AppError('UserGroupMemberNotFound', 'no such membership in this store');
@@ -276,7 +268,7 @@ export class AccessService implements OnModuleInit {
   }
 
   // Removing a membership takes the right to manage its user, as moving it does.
-  async deleteMember(principal: AccessPrincipal, store: Tenant, id: string): Promise<void> {
+  async deleteMember(principal: Principal, store: Tenant, id: string): Promise<void> {
     const member = await this.getMember(principal, store, id);
     const user = await this.users.findById(store.id, member.userId);
     if (user) this.assertMayChange(principal, store, [{ member: user, takes: await this.lostWith(store, member) }]);
@@ -291,7 +283,7 @@ export class AccessService implements OnModuleInit {
     if (!this.config.settings.userGroupsActive) throw new AppError('UserGroupsInactive', 'user groups are not enabled (settings userGroupsActive)');
   }
 
-  private assertSaasAdmin(principal: AccessPrincipal): void {
+  private assertSaasAdmin(principal: Principal): void {
     if (!principal.roles.some((r) => SAAS_ADMINS.includes(r))) throw new AppError('GlobalGroupSaasOnly', 'global groups are managed by SaaS admins');
   }
 

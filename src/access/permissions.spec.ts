@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { loadSettings, type SettingsOverrides } from '../platform/config/settings.js';
-import { decide, PermissionCatalogue, type AccessPrincipal, type GrantLike } from './permissions.js';
+import type { Principal } from '../kernel/principal.js';
+import { decide, PermissionCatalogue, type GrantLike } from './permissions.js';
 
 const BASE: SettingsOverrides = {
   pbacIsActive: true,
@@ -20,7 +21,7 @@ function problems(over: SettingsOverrides): string[] {
   return [];
 }
 
-const user: AccessPrincipal = { kind: 'user', storeId: 's', userId: 'u', roles: ['tenantUser'] };
+const user: Principal = { kind: 'user', storeId: 's', userId: 'u', roles: ['tenantUser'] };
 const grant = (g: Partial<GrantLike>): GrantLike => ({ permission: 'report.read', roleId: null, userId: null, groupId: null, objectId: null, canDo: true, ...g });
 
 describe('permission settings at boot', () => {

@@ -1,3 +1,4 @@
+import type { Principal } from '../kernel/principal.js';
 import { Environment } from '@marcbachmann/cel-js';
 import type { ServiceSettings } from '../platform/config/settings.js';
 import { ConfigError } from '../platform/config/env.js';
@@ -6,18 +7,6 @@ import { hasAdminRole, SAAS_ROLES, SINGLE_TENANT_ROLES, TENANT_ROLES } from '../
 
 const SERVICE_PERMISSIONS: ReadonlySet<string> = new Set(SERVICE_PERMISSION_GROUPS.flatMap((g) => g.permissions));
 const EVERY_ROLE: ReadonlySet<string> = new Set(EVERY_ROLE_PERMISSIONS);
-
-// Who asks. An API key acts as its creator with the key's roles, limited to the key's
-// `permissions` when it lists any, and never beyond what its creator holds now; a machine token
-// carries the permissions its service is given in settings.
-export interface AccessPrincipal {
-  kind: 'user' | 'apiKey' | 'machine';
-  storeId?: string;
-  userId?: string;
-  roles: readonly string[];
-  machine?: string;
-  permissions?: readonly string[];
-}
 
 // The object of an object-level check: its kind (an attributeRules dataObject), id and fields.
 export interface AccessObject {
@@ -136,7 +125,7 @@ export class PermissionCatalogue {
 
   // Whether an attribute rule gives `permission` on this object. A rule that fails at run time
   // (a missing field) gives nothing.
-  attribute(principal: AccessPrincipal, permission: string, object: AccessObject): boolean {
+  attribute(principal: Principal, permission: string, object: AccessObject): boolean {
     const vars = { object: toCel({ id: object.id ?? '', ...object.data }), session: toCel({ userId: principal.userId ?? '', storeId: principal.storeId ?? '', roles: [...principal.roles] }) };
     return this.rules.some((r) => {
       if (r.dataObject !== object.dataObject || !r.permissions.includes(permission)) return false;
@@ -179,7 +168,7 @@ export interface Decision {
 // service's own route permissions its routes' role lists give. For an object, its own grants (deny
 // first) come before the general ones; a general deny beats a general allow. `grants` are the
 // principal's grants of the permission (its roles, itself, its groups, its store), read fresh.
-export function decide(catalogue: PermissionCatalogue, principal: AccessPrincipal, permission: string, grants: readonly GrantLike[], object?: AccessObject): boolean {
+export function decide(catalogue: PermissionCatalogue, principal: Principal, permission: string, grants: readonly GrantLike[], object?: AccessObject): boolean {
   const s = catalogue.settings;
   if (!s.pbacIsActive || !catalogue.isKnown(permission)) {
     if (principal.kind === 'machine') return false;
@@ -203,13 +192,13 @@ export function decide(catalogue: PermissionCatalogue, principal: AccessPrincipa
 
 // A role grant reaches a party through the party's own roles only; the other grants were read
 // for its user, its groups and its store.
-function reaches(g: GrantLike, party: AccessPrincipal): boolean {
+function reaches(g: GrantLike, party: Principal): boolean {
   return g.roleId === null || party.roles.includes(g.roleId);
 }
 
 // The answer when several parties must agree: for an API key, the key (its roles, its permission
 // list) and its creator as it is now, so a deny on either reaches the key. No party: denied.
-export function decideTogether(catalogue: PermissionCatalogue, parties: readonly AccessPrincipal[], permission: string, grants: readonly GrantLike[], object?: AccessObject): boolean {
+export function decideTogether(catalogue: PermissionCatalogue, parties: readonly Principal[], permission: string, grants: readonly GrantLike[], object?: AccessObject): boolean {
   return (
     parties.length > 0 &&
     parties.every((p) => (!p.permissions?.length || p.permissions.includes(permission)) && decide(catalogue, p, permission, grants.filter((g) => reaches(g, p)), object))
@@ -226,7 +215,7 @@ function typeActive(s: ServiceSettings, g: GrantLike): boolean {
 }
 
 // The general answer and the objects that are exceptions to it.
-export function decideWithExceptions(catalogue: PermissionCatalogue, parties: readonly AccessPrincipal[], permission: string, grants: readonly GrantLike[]): Decision {
+export function decideWithExceptions(catalogue: PermissionCatalogue, parties: readonly Principal[], permission: string, grants: readonly GrantLike[]): Decision {
   const canDo = decideTogether(catalogue, parties, permission, grants);
   const ids = [...new Set(grants.filter((g) => g.permission === permission && g.objectId !== null).map((g) => g.objectId!))];
   const exceptions = ids

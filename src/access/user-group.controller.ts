@@ -8,7 +8,8 @@ import { Ctx, type RequestContext } from '../kernel/request-context.js';
 import { P, type ServicePermission } from '../kernel/service-permissions.js';
 import { ADMIN_ROLES } from '../kernel/roles.js';
 import { CreateGroupInput, CreateMemberInput, IdParam, MemberQuery, toGroupResponse, toMemberResponse, UpdateGroupInput, UpdateMemberInput, UserGroupMemberResponse, UserGroupResponse } from './access.dto.js';
-import { AccessService, principalOf } from './access.service.js';
+import { principalOf } from '../kernel/request-context.js';
+import { AccessService } from './access.service.js';
 
 const admins = (permission: ServicePermission) => ({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission });
 

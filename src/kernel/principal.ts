@@ -35,3 +35,14 @@ export interface PendingFactors {
   email2FA: boolean;
   mobile2FA: boolean;
 }
+
+// Who is asking, in the one shape every feature's decisions take: a user's login, an API key
+// (acting for its creator, with its own permissions when it lists them), or a calling service.
+export interface Principal {
+  kind: 'user' | 'apiKey' | 'machine';
+  storeId?: string;
+  userId?: string;
+  roles: readonly string[];
+  machine?: string;
+  permissions?: readonly string[];
+}

@@ -1,6 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
-import type { SessionData } from './principal.js';
+import type { Principal, SessionData } from './principal.js';
 import type { Tenant } from './tenant.js';
 
 // What one request knows about itself, attached to the request object: request-scoped by
@@ -33,3 +33,11 @@ export const Ctx = createParamDecorator((_: unknown, host: ExecutionContext): Re
 });
 
 export { elapsedMs } from '../platform/clock/elapsed.js';
+
+// The caller of a request as decisions see it.
+export function principalOf(ctx: RequestContext): Principal {
+  if (ctx.machine) return { kind: 'machine', machine: ctx.machine, storeId: ctx.store?.id, roles: [] };
+  const s = ctx.session!;
+  if (s.principal === 'apiKey') return { kind: 'apiKey', storeId: s.storeId, userId: s.userId, roles: s.roles, permissions: s.permissions ?? [] };
+  return { kind: 'user', storeId: s.storeId, userId: s.userId, roles: s.roles };
+}

@@ -1,6 +1,7 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AccessService, principalOf } from '../../access/access.service.js';
+import { AccessService } from '../../access/access.service.js';
+import { principalOf } from '../../kernel/request-context.js';
 import { ApiKeyService } from '../apikey/api-key.service.js';
 import { AppError } from '../../kernel/errors.js';
 import { Authenticated, Public, type AuthPolicy } from '../../kernel/policy.js';
