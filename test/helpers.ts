@@ -127,3 +127,18 @@ export async function updateStoreRow(apps: RunningApp[], storeId: string, set: R
 
 // Suites that need a second replica sharing Redis; each names in its title why it needs it.
 export const describeWithRedis = process.env.REDIS_URL ? describe : describe.skip;
+
+// pino's levels: 40 is warn, 50 error.
+export type LogLine = { level: number; msg?: string } & Record<string, unknown>;
+
+// One log for every app of a test file: nestjs-pino keeps the stream of the first app a process
+// starts, so each app gets `logged` and a test reads what its own requests added since `mark()`.
+export function collectLog() {
+  const lines: string[] = [];
+  return {
+    logged: { logStream: { write: (line: string) => void lines.push(line) } },
+    mark: () => lines.length,
+    rawSince: (from: number): string[] => lines.slice(from),
+    since: (from: number): LogLine[] => lines.slice(from).map((line) => JSON.parse(line) as LogLine),
+  };
+}

@@ -3,7 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
 import { ManualClock } from '../src/platform/clock/clock.js';
-import { expectError, PASSWORD, registerStore, startApp, unique, uniqueEmail, type TestApp, updateStoreRow } from './helpers.js';
+import { collectLog, expectError, PASSWORD, registerStore, startApp, unique, uniqueEmail, type TestApp, updateStoreRow } from './helpers.js';
 import { followRedirects, startOAuthServer, startOidcProvider, startPrefixRelay, type OAuthPeer, type OidcPeer, type Relay } from './oauth-peers.js';
 
 // Full redirect flows against real providers on loopback: oidc-provider stands in for Google
@@ -17,8 +17,8 @@ const APPLE_KEY = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.
 // nestjs-pino builds one root logger per process, with the stream and level of the first
 // application started: every application of this file gets this sink at info level, so the
 // lines land here whichever starts first. A test reads the lines its requests added.
-const log: string[] = [];
-const logged = { logStream: { write: (line: string) => void log.push(line) } };
+const log = collectLog();
+const logged = log.logged;
 const LOG_LEVEL = 'info';
 
 async function listenOn(app: TestApp): Promise<string> {
@@ -390,13 +390,12 @@ describe('social login behind a proxy under a path prefix', () => {
     const callback = await followRedirects(`${relay.url}/identity/auth-api/auth/google?_store=${store.codename}`, publicCallback);
     const forged = `forged-${unique('code')}`;
     callback.searchParams.set('code', forged);
-    const from = log.length;
+    const from = log.mark();
     const landed = await followRedirects(callback.toString(), FRONTEND);
     expect(Object.fromEntries(landed.searchParams)).toEqual({ provider: 'google', error: 'provider_error' });
 
-    const written = log.slice(from);
-    // pino's warn level is 40.
-    const warned = written.map((line) => JSON.parse(line) as Record<string, unknown>).filter((l) => l.level === 40);
+    const written = log.rawSince(from);
+    const warned = log.since(from).filter((l) => l.level === 40);
     expect(warned).toEqual([expect.objectContaining({ provider: 'google', stage: 'callback', error: 'invalid_grant' })]);
     for (const line of written) {
       expect(line).not.toContain(forged);
@@ -411,9 +410,9 @@ describe('social login behind a proxy under a path prefix', () => {
       callback.searchParams.delete('code');
       callback.searchParams.set('error', error);
       callback.searchParams.set('error_description', `${error} at the provider`);
-      const from = log.length;
+      const from = log.mark();
       const landed = await followRedirects(callback.toString(), FRONTEND);
-      const warned = log.slice(from).map((line) => JSON.parse(line) as Record<string, unknown>).filter((l) => l.level === 40);
+      const warned = log.since(from).filter((l) => l.level === 40);
       return { error: landed.searchParams.get('error'), warned };
     };
     oidc.accounts[(oidc.nextAccount = unique('g'))] = { email: uniqueEmail(), email_verified: true };

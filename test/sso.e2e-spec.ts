@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { AddressInfo } from 'node:net';
-import { expectError, registerStore, startApp, unique, uniqueEmail, type TestApp } from './helpers.js';
+import { collectLog, expectError, registerStore, startApp, unique, uniqueEmail, type TestApp } from './helpers.js';
 import { followRedirects, startDiscoveryPeer, startOidcProvider, startPrefixRelay, type DiscoveryPeer, type OidcPeer, type Relay } from './oauth-peers.js';
 
 // Single sign-on against oidc-provider on loopback: discovery, authorization code with PKCE,
@@ -11,11 +11,9 @@ const CALLBACK = `${FRONTEND}/auth/callback`;
 // nestjs-pino builds one root logger per process, with the stream and level of the first
 // application started: every application of this file gets this sink at info level, so the
 // lines land here whichever starts first. A test reads the lines its requests added.
-const log: string[] = [];
-const logged = { logStream: { write: (line: string) => void log.push(line) } };
-// pino's levels: 40 is warn, 50 error.
-type LogLine = { level: number; msg?: string } & Record<string, unknown>;
-const linesSince = (from: number): LogLine[] => log.slice(from).map((line) => JSON.parse(line) as LogLine);
+const log = collectLog();
+const logged = log.logged;
+const linesSince = log.since;
 
 async function listen(t: TestApp): Promise<string> {
   await t.app.listen(0, '127.0.0.1');
@@ -169,12 +167,12 @@ describe('single sign-on behind a proxy under a path prefix', () => {
     const callback = await followRedirects(`${relay.url}/identity/auth-api/sso/login?_store=${store.codename}`, publicCallback);
     const forged = `forged-${unique('code')}`;
     callback.searchParams.set('code', forged);
-    const from = log.length;
+    const from = log.mark();
     const landed = await followRedirects(callback.toString(), FRONTEND);
     expect(Object.fromEntries(landed.searchParams)).toEqual({ provider: 'corp', error: 'provider_error' });
 
     expect(linesSince(from).filter((l) => l.level === 40)).toEqual([expect.objectContaining({ provider: 'corp', stage: 'token', error: 'invalid_grant' })]);
-    for (const line of log.slice(from)) {
+    for (const line of log.rawSince(from)) {
       expect(line).not.toContain(forged);
       expect(line).not.toContain(SECRET);
     }
@@ -208,7 +206,7 @@ describe('an unusable single sign-on provider', () => {
     const store = await registerStore(t.http);
     peer.issuer = peer.url.replace('127.0.0.1', 'localhost');
     try {
-      const from = log.length;
+      const from = log.mark();
       expectError(await t.http.get('/auth-api/sso/login').set('svc-store-codename', store.codename), 502, 'SsoProviderUnavailable');
       const warned = warnings(from);
       // One warning, naming both issuers; no unhandled error and its stack.
@@ -225,7 +223,7 @@ describe('an unusable single sign-on provider', () => {
     const state = new URL(start.headers.location).searchParams.get('state')!;
     peer.issuer = peer.url.replace('127.0.0.1', 'localhost');
     try {
-      const from = log.length;
+      const from = log.mark();
       const res = await replica.http.get(`/auth-api/sso/callback?code=some-code&state=${state}`).expect(302);
       expect(Object.fromEntries(new URL(res.headers.location).searchParams)).toEqual({ provider: 'corp', error: 'provider_error' });
       const warned = warnings(from);
@@ -239,7 +237,7 @@ describe('an unusable single sign-on provider', () => {
   it('an unreachable provider answers 502 SsoProviderUnavailable, not 500', async () => {
     const store = await registerStore(replica.http);
     await peer.close();
-    const from = log.length;
+    const from = log.mark();
     expectError(await replica.http.get('/auth-api/sso/login').set('svc-store-codename', store.codename), 502, 'SsoProviderUnavailable');
     expect(warnings(from)).toEqual([expect.objectContaining({ level: 40, provider: 'corp', stage: 'discovery', cause: expect.stringContaining('ECONNREFUSED') })]);
   });

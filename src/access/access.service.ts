@@ -166,8 +166,11 @@ export class AccessService implements OnModuleInit {
   // their stores' to manage); a membership whose user is gone affects nobody.
   private async membersOf(store: Tenant, groupId: string): Promise<{ member: UserGroupMemberEntity; user: UserEntity }[]> {
     const members = await this.repo.membersOf(store.id, groupId);
-    const users = await Promise.all(members.map((m) => this.users.findById(store.id, m.userId)));
-    return members.flatMap((member, i) => (users[i] ? [{ member, user: users[i] }] : []));
+    const users = new Map((await this.users.findByIds(store.id, members.map((m) => m.userId))).map((u) => [u.id, u]));
+    return members.flatMap((member) => {
+      const user = users.get(member.userId);
+      return user ? [{ member, user }] : [];
+    });
   }
 
   // Groups: with `userGroupsInTenantLevel` a store's admins manage the store's groups; global

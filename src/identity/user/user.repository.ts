@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, In } from 'typeorm';
 import type { PageRequest } from '../../kernel/paging.js';
 import { managerOf, type Tx } from '../../platform/database/transactions.js';
 import { UserEntity } from './user.entity.js';
@@ -16,6 +16,10 @@ export class UserRepository {
 
   findById(storeId: string, id: string, tx?: Tx): Promise<UserEntity | null> {
     return this.repo(tx).findOneBy({ storeId, id });
+  }
+
+  findByIds(storeId: string, ids: readonly string[]): Promise<UserEntity[]> {
+    return ids.length ? this.repo().findBy({ storeId, id: In([...ids]) }) : Promise.resolve([]);
   }
 
   // A login's lookups (by email, by mobile) are plain SQL: TypeORM's query builder cost more CPU

@@ -116,6 +116,11 @@ export class UserService implements OnModuleInit {
     return this.users.findById(storeId, id);
   }
 
+  // Those of these users who are in the store, in one query (a group's members).
+  findByIds(storeId: string, ids: readonly string[]): Promise<UserEntity[]> {
+    return this.users.findByIds(storeId, ids);
+  }
+
   list(storeId: string, page: PageRequest): Promise<[UserEntity[], number]> {
     return this.users.list(storeId, page);
   }

@@ -24,10 +24,6 @@ export class BootChecks {
     }
   }
 
-  get ok(): boolean {
-    return this.problems.size === 0;
-  }
-
   assert(): void {
     this.asserted = true;
     if (this.problems.size) throw new ConfigError([...this.problems]);
