@@ -8,15 +8,11 @@ import { SessionResponse } from '../session/index.js';
 import { SessionService } from '../session/session.service.js';
 import type { SessionData } from '../../kernel/principal.js';
 import { CompleteAnswer, CompleteSecondFactorInput, CompleteVerificationInput, StartAnswer, StartVerificationInput } from './verification.dto.js';
-import { VerificationService, type VerificationCaller } from './verification.service.js';
+import { VerificationService } from './verification.service.js';
 
 const BASE = 'verification-services';
 // Open to a login whose second factor is pending: that is what they complete.
 const SECOND_FACTOR = { principals: USER_ONLY, permission: null, during2FA: true } as const;
-
-function caller(ctx: RequestContext, acceptLanguage: string | undefined): VerificationCaller {
-  return { store: ctx.store!, session: ctx.session, acceptLanguage };
-}
 
 // The second-factor routes come first: the `:flow` routes below would match their paths too
 // (and refuse them, as their flows need a login).
@@ -35,7 +31,7 @@ export class VerificationController {
   @ApiResult(StartAnswer)
   @ApiFailures(429)
   startEmail2FA(@Ctx() ctx: RequestContext, @Headers('accept-language') lang?: string) {
-    return this.verification.start(caller(ctx, lang), 'email-2factor-verification', {});
+    return this.verification.start(ctx, 'email-2factor-verification', {}, lang);
   }
 
   @Post(`${BASE}/email-2factor-verification/complete`)
@@ -45,7 +41,7 @@ export class VerificationController {
   @ApiResult(SessionResponse)
   @ApiFailures(429)
   async completeEmail2FA(@Ctx() ctx: RequestContext, @Body() input: CompleteSecondFactorInput, @Headers('accept-language') lang?: string) {
-    const session = (await this.verification.complete(caller(ctx, lang), 'email-2factor-verification', input)) as SessionData;
+    const session = (await this.verification.complete(ctx, 'email-2factor-verification', input, lang)) as SessionData;
     return this.sessions.toResponse(session, ctx.accessToken);
   }
 
@@ -56,7 +52,7 @@ export class VerificationController {
   @ApiResult(StartAnswer)
   @ApiFailures(429)
   startMobile2FA(@Ctx() ctx: RequestContext, @Headers('accept-language') lang?: string) {
-    return this.verification.start(caller(ctx, lang), 'mobile-2factor-verification', {});
+    return this.verification.start(ctx, 'mobile-2factor-verification', {}, lang);
   }
 
   @Post(`${BASE}/mobile-2factor-verification/complete`)
@@ -66,7 +62,7 @@ export class VerificationController {
   @ApiResult(SessionResponse)
   @ApiFailures(429)
   async completeMobile2FA(@Ctx() ctx: RequestContext, @Body() input: CompleteSecondFactorInput, @Headers('accept-language') lang?: string) {
-    const session = (await this.verification.complete(caller(ctx, lang), 'mobile-2factor-verification', input)) as SessionData;
+    const session = (await this.verification.complete(ctx, 'mobile-2factor-verification', input, lang)) as SessionData;
     return this.sessions.toResponse(session, ctx.accessToken);
   }
 
@@ -78,7 +74,7 @@ export class VerificationController {
   @ApiResult(StartAnswer)
   @ApiFailures(429)
   start(@Ctx() ctx: RequestContext, @Param('flow') flow: string, @Body() input: StartVerificationInput, @Headers('accept-language') lang?: string) {
-    return this.verification.start(caller(ctx, lang), flow, input);
+    return this.verification.start(ctx, flow, input, lang);
   }
 
   @Post(`${BASE}/:flow/complete`)
@@ -88,6 +84,6 @@ export class VerificationController {
   @ApiResult(CompleteAnswer)
   @ApiFailures(429)
   complete(@Ctx() ctx: RequestContext, @Param('flow') flow: string, @Body() input: CompleteVerificationInput, @Headers('accept-language') lang?: string) {
-    return this.verification.complete(caller(ctx, lang), flow, input);
+    return this.verification.complete(ctx, flow, input, lang);
   }
 }

@@ -10,7 +10,7 @@ import { VERIFICATION_FLOWS, type VerificationFlow, type VerificationFlowSetting
 import { NotificationService } from '../../messaging/notification/notification.service.js';
 import { SessionService } from '../session/session.service.js';
 import type { SessionData } from '../../kernel/principal.js';
-import type { Tenant } from '../../kernel/tenant.js';
+import type { RequestContext } from '../../kernel/request-context.js';
 import { checkPasswordPolicy } from '../user/password.js';
 import type { UserEntity } from '../user/index.js';
 import { UserService } from '../user/user.service.js';
@@ -18,14 +18,6 @@ import { FLOWS, MAX_ATTEMPTS, type FlowSpec } from './flows.js';
 import { PASSWORD_CHANGED_TEMPLATE, VERIFICATION_TEMPLATES } from './verification-templates.js';
 import { toStartAnswer, type CompleteAnswer, type CompleteVerificationInput, type StartAnswer, type StartVerificationInput } from './verification.dto.js';
 import { VerificationRepository, type CodeLookup } from './verification.repository.js';
-
-// Who asks: the targeted store, the caller's session for a second factor, and the language
-// the request prefers (third in the message's language order).
-export interface VerificationCaller {
-  store: Tenant;
-  session?: SessionData;
-  acceptLanguage?: string;
-}
 
 const SECOND_FACTORS = { 'email-2factor-verification': 'email', 'mobile-2factor-verification': 'mobile' } as const;
 // Codes expired for longer than this are deleted (every hour), unknown addresses' ones included.
@@ -98,14 +90,14 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
   // A new code (or link) for the identifier, or for the caller's session for a second factor.
   // Unknown, inactive and already verified identifiers get the same answer, timing included,
   // with a code that can never work; nothing is sent to them.
-  async start(caller: VerificationCaller, flowName: string, input: StartVerificationInput): Promise<StartAnswer> {
+  async start(ctx: RequestContext, flowName: string, input: StartVerificationInput, acceptLanguage?: string): Promise<StartAnswer> {
     const { flow, spec, setting } = this.flow(flowName);
-    const storeId = caller.store.id;
+    const storeId = ctx.store!.id;
     let subject: string;
     let user: UserEntity | null;
     let sessionId: string | null = null;
     if (spec.kind === 'secondFactor') {
-      const session = this.pendingSession(caller, flow);
+      const session = this.pendingSession(ctx, flow);
       subject = sessionId = session.sessionId;
       user = await this.users.findById(storeId, session.userId);
     } else {
@@ -131,7 +123,7 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
 
     const began = performance.now();
     if (user) {
-      await this.deliver(storeId, spec, setting, user, secret, caller.acceptLanguage);
+      await this.deliver(storeId, spec, setting, user, secret, acceptLanguage);
       this.sendMs[spec.channel] = 0.8 * this.sendMs[spec.channel] + 0.2 * (performance.now() - began);
     } else {
       await sleep(this.sendMs[spec.channel]);
@@ -142,15 +134,15 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
 
   // Uses the code up and applies the flow's effect: the identifier verified, the new password
   // set (every session ended, the user told), or the session's second factor done.
-  async complete(caller: VerificationCaller, flowName: string, input: CompleteVerificationInput): Promise<CompleteAnswer | SessionData> {
+  async complete(ctx: RequestContext, flowName: string, input: CompleteVerificationInput, acceptLanguage?: string): Promise<CompleteAnswer | SessionData> {
     const { flow, spec, setting } = this.flow(flowName);
-    const storeId = caller.store.id;
+    const storeId = ctx.store!.id;
     // Before the code is spent: a refused password leaves the code usable.
     if (spec.kind === 'reset') {
       if (input.password === undefined) throw new AppError('ValidationFailed', 'password is required');
       checkPasswordPolicy(input.password);
     }
-    const session = spec.kind === 'secondFactor' ? this.pendingSession(caller, flow) : undefined;
+    const session = spec.kind === 'secondFactor' ? this.pendingSession(ctx, flow) : undefined;
     const byLink = setting.verificationType === 'byLink';
     let lookup: CodeLookup;
     let codeHash: string;
@@ -183,7 +175,7 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
       await this.users.update(storeId, user.id, { ...verified, password: input.password });
       await this.sessions.end(storeId, { userId: user.id });
       if (this.notifications.hasChannel(spec.channel)) {
-        await this.notifications.send({ storeId, channel: spec.channel, template: PASSWORD_CHANGED_TEMPLATE, userId: user.id, acceptLanguage: caller.acceptLanguage });
+        await this.notifications.send({ storeId, channel: spec.channel, template: PASSWORD_CHANGED_TEMPLATE, userId: user.id, acceptLanguage: acceptLanguage });
       }
     } else {
       await this.users.update(storeId, user.id, verified);
@@ -207,8 +199,8 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
     return this.users.normalizeIdentifier(spec.identifier, value);
   }
 
-  private pendingSession(caller: VerificationCaller, flow: VerificationFlow): SessionData {
-    const session = caller.session;
+  private pendingSession(ctx: RequestContext, flow: VerificationFlow): SessionData {
+    const session = ctx.session;
     if (!session) throw new AppError('Unauthorized', 'a second factor needs the session of the login');
     const pending = flow === 'email-2factor-verification' ? session.sessionNeedsEmail2FA : session.sessionNeedsMobile2FA;
     if (!pending) throw new AppError('SecondFactorNotPending', `this session has no pending ${SECOND_FACTORS[flow as keyof typeof SECOND_FACTORS]} second factor`);
