@@ -18,6 +18,7 @@ import { Metrics } from './operations/metrics/metrics.service.js';
 import { buildOpenApiDocument } from './operations/openapi/openapi.js';
 import { EventsIoAdapter } from './messaging/events/events-io.adapter.js';
 import { REALTIME_FORM_ROUTES } from './messaging/realtime/realtime.controller.js';
+import { INTROSPECTION_ROUTE } from './identity/auth/token.controller.js';
 import { FORM_POST_CALLBACKS } from './identity/social/social.module.js';
 import { TenancyMiddleware } from './identity/tenancy/tenancy.middleware.js';
 
@@ -62,7 +63,7 @@ export async function createApp(sources: ConfigSources = {}, early?: EarlyStart)
         requestContext([requestLog(PinoLogger.root, config), (req, res) => metrics.observeRequest(req, res), (req, res) => apiDone.observeRequest(req, res)]),
         securityHeaders(),
         corsMiddleware(app.get(CorsPolicy)),
-        jsonBody({ formRoutes: REALTIME_FORM_ROUTES, formPaths: FORM_POST_CALLBACKS }),
+        jsonBody({ formRoutes: [...REALTIME_FORM_ROUTES, INTROSPECTION_ROUTE], formPaths: FORM_POST_CALLBACKS }),
         (req, res, next) => tenancy.use(req as ContextRequest, res, next),
       ),
     );

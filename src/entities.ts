@@ -5,10 +5,11 @@ import { AvatarUploadEntity } from './identity/bucket/bucket.entity.js';
 import { NotificationEntity } from './messaging/notification/notification.entity.js';
 import { PermissionGrantEntity, UserGroupEntity, UserGroupMemberEntity } from './access/access.entity.js';
 import { SessionEntity } from './identity/session/session.entity.js';
-import { SigningKeyEntity } from './identity/auth/signing-key.entity.js';
+import { RefreshTokenEntity } from './identity/token/refresh-token.entity.js';
+import { SigningKeyEntity } from './identity/token/signing-key.entity.js';
 import { SocialCodeEntity, SocialIdentityEntity } from './identity/social/social.entity.js';
 import { StoreEntity } from './identity/store/store.entity.js';
 import { UserEntity } from './identity/user/user.entity.js';
 import { VerificationCodeEntity } from './identity/verification/verification.entity.js';
 
-export const ENTITIES = [StoreEntity, UserEntity, SessionEntity, SigningKeyEntity, NotificationEntity, ApiKeyEntity, AvatarUploadEntity, VerificationCodeEntity, SocialIdentityEntity, SocialCodeEntity, UserGroupEntity, UserGroupMemberEntity, PermissionGrantEntity];
+export const ENTITIES = [StoreEntity, UserEntity, SessionEntity, SigningKeyEntity, NotificationEntity, ApiKeyEntity, AvatarUploadEntity, VerificationCodeEntity, SocialIdentityEntity, SocialCodeEntity, UserGroupEntity, UserGroupMemberEntity, PermissionGrantEntity, RefreshTokenEntity];

@@ -11,6 +11,7 @@ import { SESSION_ERRORS } from './identity/session/session.errors.js';
 import { SOCIAL_ERRORS } from './identity/social/social.errors.js';
 import { SSO_ERRORS } from './identity/sso/sso.errors.js';
 import { TENANCY_ERRORS } from './identity/tenancy/tenancy.errors.js';
+import { TOKEN_ERRORS } from './identity/token/token.errors.js';
 import { USER_ADMIN_ERRORS } from './identity/user-admin/user-admin.errors.js';
 import { USER_ERRORS } from './identity/user/user.errors.js';
 import { VERIFICATION_ERRORS } from './identity/verification/verification.errors.js';
@@ -25,6 +26,7 @@ registerErrors(
   REGISTRATION_ERRORS,
   USER_ERRORS,
   AUTH_ERRORS,
+  TOKEN_ERRORS,
   SESSION_ERRORS,
   M2M_ERRORS,
   API_KEY_ERRORS,

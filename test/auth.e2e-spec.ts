@@ -2,7 +2,7 @@ import { createHmac, createPublicKey, generateKeyPairSync, randomBytes, randomUU
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { DAY_MS, ManualClock } from '../src/platform/clock/clock.js';
-import { login, PASSWORD, registerStore, startApp, SUPER_ADMIN, uniqueEmail, type RegisteredStore, type TestApp, expectError as expectErrorShape, updateStoreRow } from './helpers.js';
+import { login, PASSWORD, registerStore, startApp, SUPER_ADMIN, uniqueEmail, type RegisteredStore, type TestApp, expectError as expectErrorShape, updateStoreRow, cookieNamed, setCookies } from './helpers.js';
 
 // Login, logout, the current user, token locations, sessions, signing keys and login limits,
 // seen from a client of the real app.
@@ -49,25 +49,6 @@ function kidOf(token: string): string {
 function expectError(res: { status: number; body: Record<string, unknown> }, status: number, errCode: string): void {
   expectErrorShape(res, status, errCode);
   expect(typeof res.body.requestId).toBe('string');
-}
-
-function setCookies(res: { headers: Record<string, unknown> }): string[] {
-  const raw = res.headers['set-cookie'];
-  return Array.isArray(raw) ? (raw as string[]) : raw ? [raw as string] : [];
-}
-
-// The one Set-Cookie for `name`, split into its value and lower-cased attributes.
-function cookieNamed(res: { headers: Record<string, unknown> }, name: string): { value: string; attrs: Map<string, string> } {
-  const matching = setCookies(res).filter((c) => c.startsWith(`${name}=`));
-  expect(matching).toHaveLength(1);
-  const [pair, ...rest] = matching[0].split(';').map((s) => s.trim());
-  const attrs = new Map(
-    rest.map((a) => {
-      const i = a.indexOf('=');
-      return i < 0 ? [a.toLowerCase(), ''] : [a.slice(0, i).toLowerCase(), a.slice(i + 1)];
-    }),
-  );
-  return { value: pair.slice(name.length + 1), attrs };
 }
 
 function median(values: number[]): number {

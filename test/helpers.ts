@@ -142,3 +142,22 @@ export function collectLog() {
     since: (from: number): LogLine[] => lines.slice(from).map((line) => JSON.parse(line) as LogLine),
   };
 }
+
+export function setCookies(res: { headers: Record<string, unknown> }): string[] {
+  const raw = res.headers['set-cookie'];
+  return Array.isArray(raw) ? (raw as string[]) : raw ? [raw as string] : [];
+}
+
+// The one Set-Cookie for `name`, split into its value and lower-cased attributes.
+export function cookieNamed(res: { headers: Record<string, unknown> }, name: string): { value: string; attrs: Map<string, string> } {
+  const matching = setCookies(res).filter((c) => c.startsWith(`${name}=`));
+  expect(matching).toHaveLength(1);
+  const [pair, ...rest] = matching[0].split(';').map((s) => s.trim());
+  const attrs = new Map(
+    rest.map((a) => {
+      const i = a.indexOf('=');
+      return i < 0 ? [a.toLowerCase(), ''] : [a.slice(0, i).toLowerCase(), a.slice(i + 1)];
+    }),
+  );
+  return { value: pair.slice(name.length + 1), attrs };
+}

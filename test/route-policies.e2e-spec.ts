@@ -8,6 +8,8 @@ const ADMINS = 'roles=superAdmin,admin,saasAdmin,tenantOwner,tenantAdmin';
 
 const ROUTES = [
   { method: 'GET', path: '/auth-api/.well-known/jwks.json', policy: 'public' },
+  // the discovery document offline verifiers start from
+  { method: 'GET', path: '/auth-api/.well-known/openid-configuration', policy: 'public' },
   // social login and single sign-on: redirects, and the socialCode exchange (a code is the credential)
   { method: 'GET', path: '/auth-api/auth/:provider', policy: 'public' },
   { method: 'GET', path: '/auth-api/auth/:provider/callback', policy: 'public' },
@@ -22,6 +24,8 @@ const ROUTES = [
   { method: 'GET', path: '/auth-api/challenge', policy: 'public' },
   // open while a second factor is pending; answers 401 No login found for a bad token or key
   { method: 'GET', path: '/auth-api/currentuser', policy: 'authenticated(user,apiKey) permission=none during2FA' },
+  // RFC 7662 for backend services: a calling service, or an administrator's key (its own store's tokens only)
+  { method: 'POST', path: '/auth-api/introspect', policy: `authenticated(apiKey,machine) ${ADMINS} permission=none` },
   { method: 'POST', path: '/auth-api/login', policy: 'public' },
   { method: 'POST', path: '/auth-api/logout', policy: 'public' },
   // the caller's own permissions (read afresh per request)
@@ -33,6 +37,8 @@ const ROUTES = [
   { method: 'POST', path: '/auth-api/realtime/auth', policy: 'authenticated(user,apiKey) permission=none' },
   { method: 'POST', path: '/auth-api/realtime/user-auth', policy: 'authenticated(user,apiKey) permission=none' },
   { method: 'POST', path: '/auth-api/realtime/webhook', policy: 'public' },
+  // the refresh token is the credential
+  { method: 'POST', path: '/auth-api/refresh', policy: 'public' },
   // own sessions only; the service scopes them to the caller. A key ends its creator's logins
   // (it is none of them) but does not list them
   { method: 'DELETE', path: '/auth-api/sessions', policy: 'authenticated(user,apiKey) permission=none' },
@@ -97,6 +103,8 @@ const ROUTES = [
 
 const PUBLIC_PATHS = [
   'GET /auth-api/.well-known/jwks.json',
+  'GET /auth-api/.well-known/openid-configuration',
+  'POST /auth-api/refresh',
   'GET /auth-api/auth/:provider',
   'GET /auth-api/auth/:provider/callback',
   'POST /auth-api/auth/:provider/callback',

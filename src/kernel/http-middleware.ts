@@ -80,8 +80,9 @@ function bodyProblem(value: unknown, depth = 0, path = 'body'): AppError | undef
 // and on `formPaths` (a provider's `form_post` callback).
 export function jsonBody(opts: { formRoutes?: readonly string[]; formPaths?: RegExp } = {}): (req: Request, res: Response, next: NextFunction) => void {
   // The exact bytes are kept for machine tokens and webhooks, which are bound to them.
-  const parseJson = express.json({ limit: JSON_BODY_LIMIT, strict: true, verify: (req, _res, buf) => ((req as ContextRequest).rawBody = buf) });
-  const parseForm = express.urlencoded({ limit: JSON_BODY_LIMIT, extended: false, parameterLimit: 50 });
+  const keepRaw = (req: unknown, _res: unknown, buf: Buffer) => ((req as ContextRequest).rawBody = buf);
+  const parseJson = express.json({ limit: JSON_BODY_LIMIT, strict: true, verify: keepRaw });
+  const parseForm = express.urlencoded({ limit: JSON_BODY_LIMIT, extended: false, parameterLimit: 50, verify: keepRaw });
   const forms = new Set(opts.formRoutes ?? []);
   return (req, res, next) => {
     // No body at all (most GETs): nothing to parse or check, as body-parser itself decides.

@@ -12,6 +12,7 @@ import {
   JwksResponse,
   LoginInput,
   LoginResponse,
+  LogoutInput,
   LogoutResponse,
   PublicKeyQuery,
   PublicKeyResponse,
@@ -19,9 +20,11 @@ import {
   toSessionResponse,
   type SessionView,
 } from './auth.dto.js';
+import { KeyService } from '../token/key.service.js';
+import { LoginTokenService } from '../token/login-tokens.service.js';
+import { TokenCookies } from '../token/token-cookies.js';
 import { AuthService } from './auth.service.js';
 import { AuthenticationService } from './authentication.service.js';
-import { KeyService } from './key.service.js';
 
 @ApiTags('auth')
 @Controller('auth-api')
@@ -34,7 +37,9 @@ export class AuthController {
     private readonly sessions: SessionService,
     private readonly keys: KeyService,
     private readonly stores: StoreService,
-    private readonly config: AppConfig,
+    private readonly loginTokens: LoginTokenService,
+    private readonly cookies: TokenCookies,
+    config: AppConfig,
   ) {
     this.view = { multipleRoles: config.settings.usersHaveMultipleRoles };
   }
@@ -42,27 +47,29 @@ export class AuthController {
   @Post('login')
   @Public()
   @HttpCode(HttpStatus.OK)
-  @ApiOperation({ summary: 'Log in to the targeted store: the session, its access token, a cookie and a header.' })
+  @ApiOperation({ summary: 'Log in to the targeted store: the session, its access token (and refresh token when they are on), cookies and a header.' })
   @ApiResult(LoginResponse)
   @ApiFailures(401, 429) // 401 InvalidCredentials
   async login(@Req() req: ContextRequest, @Body() input: LoginInput, @Res({ passthrough: true }) res: Response) {
     const store = req.ctx.store!;
     const result = await this.auth.login(store, input, { ip: req.ip, userAgent: req.headers['user-agent'] });
-    this.authentication.sendToken(res, store, result.accessToken, result.expiresAt);
+    this.cookies.send(res, store, result.tokens);
     return this.auth.toResponse(result);
   }
 
   @Post('logout')
   @Public()
   @HttpCode(HttpStatus.OK)
-  @ApiOperation({ summary: 'End the session of the token sent, if any, and clear the cookie. Always 200.' })
+  @ApiOperation({ summary: 'End the session of the access token sent (or of the refresh token in the body), if any, and clear the cookies. Always 200.' })
   @ApiResult(LogoutResponse)
-  async logout(@Req() req: ContextRequest, @Res({ passthrough: true }) res: Response) {
-    const session = await this.authentication.tryAuthenticate(req);
+  async logout(@Req() req: ContextRequest, @Body() input: LogoutInput, @Res({ passthrough: true }) res: Response) {
+    // An expired access token cannot end its session; the refresh token still names it.
+    const session =
+      (await this.authentication.tryAuthenticate(req)) ?? (input?.refreshToken ? await this.loginTokens.sessionOf(req.ctx.store!, input.refreshToken) : undefined);
     if (session) await this.sessions.end(session.storeId, { id: session.sessionId });
     // The cookie of the token's own store, whichever store the request named.
     const store = session && session.storeId !== req.ctx.store!.id ? ((await this.stores.findById(session.storeId)) ?? req.ctx.store!) : req.ctx.store!;
-    this.authentication.clearToken(res, store);
+    this.cookies.clear(res, store);
     return { status: 'OK', message: session ? 'Logged out' : 'No session to end' };
   }
 

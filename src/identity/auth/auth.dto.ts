@@ -1,6 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
 import { SessionResponse } from '../session/index.js';
+
+const ROLE_ID = { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], description: 'A role, or the list of roles when `usersHaveMultipleRoles`.' };
 
 export class LoginInput {
   @ApiPropertyOptional({ description: 'The primary identifier: email, E.164 mobile, or either for emailOrMobile.' })
@@ -29,10 +31,35 @@ export class PublicKeyQuery {
   keyId?: string;
 }
 
+export class LogoutInput {
+  @ApiPropertyOptional({ description: 'With refresh tokens on: ends the session of this refresh token when no valid access token is sent.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  refreshToken?: string;
+}
+
 // A login's answer: the session with its access token, and the bucket token.
 export class LoginResponse extends SessionResponse {
   @ApiProperty({ required: true, description: 'The JWT to send as `Authorization: Bearer`.' }) override accessToken: string;
   @ApiPropertyOptional({ description: 'A token for the avatar bucket.' }) userBucketToken?: string;
+  @ApiPropertyOptional({ description: 'With `accessTokenMinutes` set: the opaque token that gets the next pair at `POST /auth-api/refresh` (single use).' }) refreshToken?: string;
+  @ApiPropertyOptional({ format: 'date-time', description: 'With `accessTokenMinutes` set: when the access token expires.' }) accessTokenExpiresAt?: string;
+}
+
+export class RefreshInput {
+  @ApiPropertyOptional({ description: 'The refresh token; without it, the refresh cookie of the targeted store is used.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  refreshToken?: string;
+}
+
+// A refresh's answer: the session with the new pair.
+export class RefreshResponse extends SessionResponse {
+  @ApiProperty({ required: true }) override accessToken: string;
+  @ApiProperty({ description: 'The next refresh token; the one sent is now spent.' }) refreshToken: string;
+  @ApiProperty({ format: 'date-time' }) accessTokenExpiresAt: string;
 }
 
 export class LogoutResponse {
@@ -60,3 +87,37 @@ export class JwksResponse {
 }
 
 export { SessionResponse, toSessionResponse, type SessionView } from '../session/index.js';
+
+export class IntrospectInput {
+  @ApiProperty({ description: 'An access token, API key or refresh token.' })
+  @IsString()
+  @MaxLength(4096)
+  token: string;
+
+  @ApiPropertyOptional({ enum: ['access_token', 'refresh_token', 'api_key'], description: 'Which kind to try first.' })
+  @IsOptional()
+  @IsIn(['access_token', 'refresh_token', 'api_key'])
+  token_type_hint?: 'access_token' | 'refresh_token' | 'api_key';
+}
+
+export class IntrospectionResponse {
+  @ApiProperty() active: boolean;
+  @ApiPropertyOptional({ format: 'uuid', description: 'The user.' }) sub?: string;
+  @ApiPropertyOptional({ format: 'uuid', description: 'The session (an API key: the key).' }) sid?: string;
+  @ApiPropertyOptional({ format: 'uuid' }) storeId?: string;
+  @ApiPropertyOptional() storeCodename?: string;
+  @ApiPropertyOptional(ROLE_ID) roleId?: string | string[];
+  @ApiPropertyOptional({ type: 'integer', description: 'Seconds since the epoch.' }) exp?: number;
+  @ApiPropertyOptional({ type: 'integer', description: 'Seconds since the epoch.' }) iat?: number;
+  @ApiPropertyOptional({ enum: ['access_token', 'refresh_token', 'api_key'] }) token_type?: string;
+}
+
+export class OpenIdConfiguration {
+  @ApiProperty() issuer: string;
+  @ApiProperty() jwks_uri: string;
+  @ApiProperty() introspection_endpoint: string;
+  @ApiProperty({ type: [String] }) id_token_signing_alg_values_supported: string[];
+  @ApiProperty({ type: [String] }) subject_types_supported: string[];
+  @ApiProperty({ type: [String] }) response_types_supported: string[];
+  @ApiProperty({ type: [String] }) claims_supported: string[];
+}

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { JwtModule } from '@nestjs/jwt';
 import { AccessModule } from '../../access/access.module.js';
 import { ApiKeyModule } from '../apikey/api-key.module.js';
 import { RemoteSessionModule } from '../remote-session/remote-session.module.js';
@@ -12,14 +11,14 @@ import { AuthController } from './auth.controller.js';
 import { AuthGuard } from './auth.guard.js';
 import { AuthService } from './auth.service.js';
 import { AuthenticationService } from './authentication.service.js';
-import { KeyService } from './key.service.js';
-import { SigningKeyRepository } from './signing-key.repository.js';
-import { TokenService } from './token.service.js';
+import { IntrospectionService } from './introspection.service.js';
+import { TokenController } from './token.controller.js';
+import { TokenModule } from '../token/token.module.js';
 
 @Module({
-  imports: [JwtModule.register({}), UserModule, SessionModule, StoreModule, ApiKeyModule, VerificationModule, AccessModule, RemoteSessionModule],
-  controllers: [AuthController],
-  providers: [SigningKeyRepository, KeyService, TokenService, AuthenticationService, AuthService, { provide: APP_GUARD, useClass: AuthGuard }],
-  exports: [AuthenticationService, AuthService, SessionModule],
+  imports: [TokenModule, UserModule, SessionModule, StoreModule, ApiKeyModule, VerificationModule, AccessModule, RemoteSessionModule],
+  controllers: [AuthController, TokenController],
+  providers: [AuthenticationService, AuthService, IntrospectionService, { provide: APP_GUARD, useClass: AuthGuard }],
+  exports: [AuthenticationService, AuthService, SessionModule, TokenModule],
 })
 export class AuthModule {}

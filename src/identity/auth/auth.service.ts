@@ -11,14 +11,12 @@ import { PasswordHasher } from '../user/password.js';
 import type { UserEntity } from '../user/index.js';
 import { UserService } from '../user/user.service.js';
 import { VerificationGate } from '../verification/verification.gate.js';
+import { LoginTokenService, type LoginTokens } from '../token/login-tokens.service.js';
 import type { LoginInput } from './auth.dto.js';
-import { TokenService } from './token.service.js';
 
 export interface LoginResult {
   session: SessionData;
-  accessToken: string;
-  userBucketToken: string;
-  expiresAt: Date;
+  tokens: LoginTokens;
 }
 
 @Injectable()
@@ -30,7 +28,7 @@ export class AuthService {
     private readonly users: UserService,
     private readonly passwords: PasswordHasher,
     private readonly sessions: SessionService,
-    private readonly tokens: TokenService,
+    private readonly tokens: LoginTokenService,
     private readonly limits: RateLimits,
     private readonly config: AppConfig,
     private readonly verification: VerificationGate,
@@ -70,7 +68,7 @@ export class AuthService {
       throw error;
     }
     await this.limits.reset('loginPerUsername', attemptsKey);
-    return this.startSession(store, user, meta, pending);
+    return this.startSession(user, meta, pending);
   }
 
   // A user already proven by other means (a social provider, single sign-on): the same checks
@@ -78,12 +76,13 @@ export class AuthService {
   async loginVerified(store: Tenant, user: UserEntity, meta: SessionMeta): Promise<LoginResult> {
     if (!store.isActive) throw new AppError('StoreInactive', `store "${store.codename}" is not active`);
     const pending = this.assertMayLogIn(user);
-    return this.startSession(store, user, meta, pending);
+    return this.startSession(user, meta, pending);
   }
 
-  // The login's answer: the spec's session object with both tokens.
+  // The login's answer: the spec's session object with its tokens, and with refresh tokens on
+  // the refresh token and when the access token expires.
   toResponse(result: LoginResult) {
-    return this.sessions.toResponse(result.session, result.accessToken, result.userBucketToken);
+    return this.tokens.answer(result.session, result.tokens);
   }
 
   // Verification the settings require (403), and the second factors the session must complete.
@@ -93,14 +92,8 @@ export class AuthService {
   }
 
   // The session cap applies in sessions.create, for every kind of login.
-  private async startSession(store: Tenant, user: UserEntity, meta: SessionMeta, pending: PendingFactors): Promise<LoginResult> {
+  private async startSession(user: UserEntity, meta: SessionMeta, pending: PendingFactors): Promise<LoginResult> {
     const session = await this.sessions.create(user, meta, pending);
-    const expiresAt = new Date(session.expiresAt);
-    const claims = { sessionId: session.sessionId, userId: user.id, storeId: store.id };
-    const [accessToken, userBucketToken] = await Promise.all([
-      this.tokens.issue({ ...claims, use: 'access' }, expiresAt),
-      this.tokens.issue({ ...claims, use: 'bucket' }, expiresAt),
-    ]);
-    return { session, accessToken, userBucketToken, expiresAt };
+    return { session, tokens: await this.tokens.forNewSession(session) };
   }
 }

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { CookieOptions, Response } from 'express';
 import { AppError } from '../../kernel/errors.js';
 import type { ContextRequest } from '../../kernel/request-context.js';
 import { AppConfig } from '../../platform/config/app-config.js';
@@ -7,8 +6,9 @@ import { RemoteSessionService } from '../remote-session/remote-session.service.j
 import { SessionService } from '../session/session.service.js';
 import type { SessionData } from '../../kernel/principal.js';
 import { ROOT_CODENAME, type Tenant } from '../../kernel/tenant.js';
-import { accessTokenName, extractApiKey, extractToken } from './token-extractor.js';
-import { TokenService } from './token.service.js';
+import { TokenCookies } from '../token/token-cookies.js';
+import { accessTokenName, extractApiKey, extractToken } from '../token/token-extractor.js';
+import { TokenService } from '../token/token.service.js';
 
 // Who is calling: the token from the request, verified, and its live session.
 @Injectable()
@@ -18,6 +18,7 @@ export class AuthenticationService {
     private readonly sessions: SessionService,
     private readonly config: AppConfig,
     private readonly remote: RemoteSessionService,
+    private readonly cookies: TokenCookies,
   ) {}
 
   private readonly apiKeyPrefix = `sk_${this.config.env.PROJECT_CODENAME}_`;
@@ -26,31 +27,9 @@ export class AuthenticationService {
     return this.config.settings.apiKeys.enabled ? extractApiKey(req, this.config.settings.apiKeys, this.apiKeyPrefix) : undefined;
   }
 
-  // Header and cookie name for the targeted store.
-  tokenName(store: Tenant): string {
-    return accessTokenName(this.config.env.PROJECT_CODENAME, store.codename, ROOT_CODENAME);
-  }
-
-  // The login's token as a cookie and a header of the same name, for browsers and for clients
-  // that cannot keep cookies.
-  sendToken(res: Response, store: Tenant, accessToken: string, expiresAt: Date): void {
-    const name = this.tokenName(store);
-    res.cookie(name, accessToken, { ...this.cookieOptions(), expires: expiresAt });
-    res.setHeader(name, accessToken);
-  }
-
-  clearToken(res: Response, store: Tenant): void {
-    res.clearCookie(this.tokenName(store), this.cookieOptions());
-  }
-
-  private cookieOptions(): CookieOptions {
-    const { COOKIE_SECURE, COOKIE_DOMAIN, NODE_ENV } = this.config.env;
-    return { httpOnly: true, sameSite: 'lax', secure: COOKIE_SECURE ?? NODE_ENV === 'production', domain: COOKIE_DOMAIN, path: '/' };
-  }
-
   // The store's name first; the root name too, for a super administrator acting in a store.
   private tokenNames(store: Tenant): string[] {
-    const names = [this.tokenName(store)];
+    const names = [this.cookies.accessName(store)];
     if (store.codename !== ROOT_CODENAME) names.push(accessTokenName(this.config.env.PROJECT_CODENAME, ROOT_CODENAME, ROOT_CODENAME));
     return names;
   }

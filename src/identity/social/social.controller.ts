@@ -2,13 +2,13 @@ import { Body, Controller, Get, HttpCode, HttpStatus, Post, Query, Req, Res, Use
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AuthService } from '../auth/auth.service.js';
-import { AuthenticationService } from '../auth/authentication.service.js';
 import { ApiRedirect, ApiResult } from '../../kernel/api-result.js';
 import { Public } from '../../kernel/policy.js';
 import type { ContextRequest } from '../../kernel/request-context.js';
 import { SocialLoginResultInput, SocialLoginResultResponse, SocialStartQuery } from './social.dto.js';
 import { SocialPassportGuard, type SocialOutcome } from './social.guard.js';
 import { SocialService } from './social.service.js';
+import { TokenCookies } from '../token/token-cookies.js';
 
 @ApiTags('social login')
 @Controller('auth-api/auth')
@@ -16,7 +16,7 @@ export class SocialController {
   constructor(
     private readonly social: SocialService,
     private readonly auth: AuthService,
-    private readonly authentication: AuthenticationService,
+    private readonly cookies: TokenCookies,
   ) {}
 
   // The guard answers with the redirect to the provider; this body never runs.
@@ -62,7 +62,7 @@ export class SocialController {
     const store = req.ctx.store!;
     const outcome = await this.social.result(store, input.socialCode, { ip: req.ip, userAgent: req.headers['user-agent'] });
     if (outcome.type !== 'login') return outcome;
-    this.authentication.sendToken(res, store, outcome.login.accessToken, outcome.login.expiresAt);
+    this.cookies.send(res, store, outcome.login.tokens);
     return { ...this.auth.toResponse(outcome.login), ...(outcome.ssoTime !== undefined && { ssoTime: outcome.ssoTime }) };
   }
 }

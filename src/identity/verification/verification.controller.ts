@@ -1,4 +1,5 @@
-import { Body, Controller, Headers, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, HttpStatus, Param, Post, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AntiBotProtected } from '../antibot/antibot.guard.js';
 import { ApiFailures, ApiResult } from '../../kernel/api-result.js';
@@ -9,6 +10,8 @@ import { SessionService } from '../session/session.service.js';
 import type { SessionData } from '../../kernel/principal.js';
 import { CompleteAnswer, CompleteSecondFactorInput, CompleteVerificationInput, StartAnswer, StartVerificationInput } from './verification.dto.js';
 import { VerificationService } from './verification.service.js';
+import { LoginTokenService } from '../token/login-tokens.service.js';
+import { TokenCookies } from '../token/token-cookies.js';
 
 const BASE = 'verification-services';
 // Open to a login whose second factor is pending: that is what they complete.
@@ -22,6 +25,8 @@ export class VerificationController {
   constructor(
     private readonly verification: VerificationService,
     private readonly sessions: SessionService,
+    private readonly loginTokens: LoginTokenService,
+    private readonly cookies: TokenCookies,
   ) {}
 
   @Post(`${BASE}/email-2factor-verification/start`)
@@ -40,9 +45,9 @@ export class VerificationController {
   @ApiOperation({ summary: 'Complete the email second factor: the session without the pending flag.' })
   @ApiResult(SessionResponse)
   @ApiFailures(429)
-  async completeEmail2FA(@Ctx() ctx: RequestContext, @Body() input: CompleteSecondFactorInput, @Headers('accept-language') lang?: string) {
+  async completeEmail2FA(@Ctx() ctx: RequestContext, @Body() input: CompleteSecondFactorInput, @Res({ passthrough: true }) res: Response, @Headers('accept-language') lang?: string) {
     const session = (await this.verification.complete(ctx, 'email-2factor-verification', input, lang)) as SessionData;
-    return this.sessions.toResponse(session, ctx.accessToken);
+    return this.afterSecondFactor(ctx, session, res);
   }
 
   @Post(`${BASE}/mobile-2factor-verification/start`)
@@ -61,9 +66,18 @@ export class VerificationController {
   @ApiOperation({ summary: 'Complete the mobile second factor: the session without the pending flag.' })
   @ApiResult(SessionResponse)
   @ApiFailures(429)
-  async completeMobile2FA(@Ctx() ctx: RequestContext, @Body() input: CompleteSecondFactorInput, @Headers('accept-language') lang?: string) {
+  async completeMobile2FA(@Ctx() ctx: RequestContext, @Body() input: CompleteSecondFactorInput, @Res({ passthrough: true }) res: Response, @Headers('accept-language') lang?: string) {
     const session = (await this.verification.complete(ctx, 'mobile-2factor-verification', input, lang)) as SessionData;
-    return this.sessions.toResponse(session, ctx.accessToken);
+    return this.afterSecondFactor(ctx, session, res);
+  }
+
+  // With refresh tokens on, the completed login gets a fresh pair (and cookies); otherwise the
+  // session with the access token it already has.
+  private async afterSecondFactor(ctx: RequestContext, session: SessionData, res: Response) {
+    const tokens = await this.loginTokens.afterSecondFactor(session);
+    if (!tokens) return this.sessions.toResponse(session, ctx.accessToken);
+    this.cookies.send(res, ctx.store!, tokens);
+    return this.loginTokens.answer(session, tokens);
   }
 
   @Post(`${BASE}/:flow/start`)

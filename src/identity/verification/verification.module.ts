@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { NotificationModule } from '../../messaging/notification/notification.module.js';
 import { SessionModule } from '../session/session.module.js';
+import { TokenModule } from '../token/token.module.js';
 import { UserModule } from '../user/user.module.js';
 import { VerificationController } from './verification.controller.js';
 import { VerificationGate } from './verification.gate.js';
@@ -8,7 +9,7 @@ import { VerificationRepository } from './verification.repository.js';
 import { VerificationService } from './verification.service.js';
 
 @Module({
-  imports: [UserModule, SessionModule, NotificationModule],
+  imports: [UserModule, SessionModule, TokenModule, NotificationModule],
   controllers: [VerificationController],
   providers: [VerificationRepository, VerificationService, VerificationGate],
   exports: [VerificationGate],

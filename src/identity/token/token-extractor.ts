@@ -7,6 +7,16 @@ export function accessTokenName(project: string, codename: string, rootCodename:
   return codename === rootCodename ? `${project}-access-token` : `${project}-access-token-${codename}`;
 }
 
+// `<project>-refresh-token[-<codename>]`, as the access token's.
+export function refreshTokenName(project: string, codename: string, rootCodename: string): string {
+  return codename === rootCodename ? `${project}-refresh-token` : `${project}-refresh-token-${codename}`;
+}
+
+// A cookie's value from the request, or undefined.
+export function cookieValue(req: Request, name: string): string | undefined {
+  return req.headers.cookie ? parseCookie(req.headers.cookie)[name] || undefined : undefined;
+}
+
 // An API key from the configured place: a bearer value with the key prefix, or a named
 // header, query parameter, cookie or body property.
 export function extractApiKey(req: Request, settings: ApiKeySettings, keyPrefix: string): string | undefined {

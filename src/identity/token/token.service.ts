@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { Clock } from '../../platform/clock/clock.js';
+import { AppConfig } from '../../platform/config/app-config.js';
+import { serviceUrl } from '../../platform/config/service-url.js';
 import { AppError } from '../../kernel/errors.js';
 import { KeyService } from './key.service.js';
 
@@ -20,39 +23,68 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // key's validity are still checked on every use; the oldest entry goes first when full.
 const VERIFIED_MAX = 5000;
 
-interface Verified {
+export interface VerifiedToken {
   claims: TokenClaims;
   kid: string;
-  // seconds since the epoch, as the token's `exp`
+  // seconds since the epoch, as the token's `exp` and `iat`
   exp: number;
+  iat: number;
 }
 
 // RS256 access tokens (and bucket tokens, the same claims for the avatar bucket only).
 // Verification pins the algorithm, requires a known live `kid` and reads time from the Clock.
 @Injectable()
 export class TokenService {
-  private readonly verified = new Map<string, Verified>();
+  private readonly verified = new Map<string, VerifiedToken>();
+
+  // The `iss` of every token (settings tokenIssuer, else the service's public address), and the
+  // access tokens' `aud` when the settings name one.
+  readonly issuer: string;
+  private readonly audience?: string | string[];
 
   constructor(
     private readonly jwt: JwtService,
     private readonly keys: KeyService,
     private readonly clock: Clock,
-  ) {}
+    config: AppConfig,
+  ) {
+    this.issuer = config.settings.tokenIssuer ?? `${serviceUrl(config.env)}/auth-api`;
+    this.audience = config.settings.tokenAudience ?? undefined;
+  }
 
-  async issue(claims: TokenClaims, expiresAt: Date): Promise<string> {
+  // The standard claims (`iss`, `sub`, `aud`, `sid`, `jti`) beside the service's own. `jti` and
+  // `issuedAt` are given when a token must come out the same again (a refresh retried within
+  // its grace window): RS256 signs the same claims with the same key to the same bytes. A bucket
+  // token has no `aud`, so a verifier that checks the audience never takes it for access.
+  async issue(claims: TokenClaims, expiresAt: Date, opts: { jti?: string; issuedAt?: Date } = {}): Promise<string> {
     const key = await this.keys.signingKey();
-    const iat = Math.floor(this.clock.now().getTime() / 1000);
-    return this.jwt.signAsync(
-      { sessionId: claims.sessionId, userId: claims.userId, storeId: claims.storeId, use: claims.use, iat, exp: Math.floor(expiresAt.getTime() / 1000) },
-      { algorithm: 'RS256', privateKey: key.privateKeyObject, keyid: key.kid },
-    );
+    const iat = Math.floor((opts.issuedAt ?? this.clock.now()).getTime() / 1000);
+    const payload = {
+      iss: this.issuer,
+      sub: claims.userId,
+      ...(claims.use === 'access' && this.audience && { aud: this.audience }),
+      sid: claims.sessionId,
+      jti: opts.jti ?? randomUUID(),
+      sessionId: claims.sessionId,
+      userId: claims.userId,
+      storeId: claims.storeId,
+      use: claims.use,
+      iat,
+      exp: Math.floor(expiresAt.getTime() / 1000),
+    };
+    return this.jwt.signAsync(payload, { algorithm: 'RS256', privateKey: key.privateKeyObject, keyid: key.kid });
   }
 
   // The claims of a valid token, or 401.
   async verify(token: string): Promise<TokenClaims> {
+    return (await this.inspect(token)).claims;
+  }
+
+  // A valid token's claims with its times, or 401.
+  async inspect(token: string): Promise<VerifiedToken> {
     const known = this.verified.get(token);
     if (known) {
-      if (known.exp > this.clock.now().getTime() / 1000 && (await this.keys.verificationKey(known.kid))) return known.claims;
+      if (known.exp > this.clock.now().getTime() / 1000 && (await this.keys.verificationKey(known.kid))) return known;
       this.verified.delete(token);
       throw invalidToken();
     }
@@ -72,13 +104,13 @@ export class TokenService {
     } catch {
       throw invalidToken();
     }
-    const { sessionId, userId, storeId, use, exp } = claims;
+    const { sessionId, userId, storeId, use, exp, iat } = claims;
     if (![sessionId, userId, storeId].every((v) => typeof v === 'string' && UUID.test(v)) || (use !== 'access' && use !== 'bucket') || typeof exp !== 'number') {
       throw invalidToken();
     }
-    const valid = { sessionId, userId, storeId, use } as TokenClaims;
+    const valid: VerifiedToken = { claims: { sessionId, userId, storeId, use } as TokenClaims, kid, exp, iat: typeof iat === 'number' ? iat : 0 };
     if (this.verified.size >= VERIFIED_MAX) this.verified.delete(this.verified.keys().next().value!);
-    this.verified.set(token, { claims: valid, kid, exp });
+    this.verified.set(token, valid);
     return valid;
   }
 }

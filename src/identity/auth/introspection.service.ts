@@ -1,0 +1,100 @@
+import { Injectable } from '@nestjs/common';
+import { AppError } from '../../kernel/errors.js';
+import type { Principal, SessionData } from '../../kernel/principal.js';
+import { SAAS_ROLES } from '../../kernel/roles.js';
+import { AppConfig } from '../../platform/config/app-config.js';
+import { ApiKeyService } from '../apikey/api-key.service.js';
+import { SessionService } from '../session/session.service.js';
+import { StoreService } from '../store/store.service.js';
+import { LoginTokenService } from '../token/login-tokens.service.js';
+import { TokenService } from '../token/token.service.js';
+
+export type TokenTypeHint = 'access_token' | 'refresh_token' | 'api_key';
+
+export interface Introspection {
+  active: boolean;
+  sub?: string;
+  sid?: string;
+  storeId?: string;
+  storeCodename?: string;
+  roleId?: string | string[];
+  exp?: number;
+  iat?: number;
+  token_type?: TokenTypeHint;
+}
+
+const INACTIVE: Introspection = { active: false };
+
+// RFC 7662 for backend services: is this token live, and whose is it. Access tokens and API keys
+// are answered from the session and key caches, as `/currentuser` is. An API key of a store's
+// administrator sees its own store's tokens only; a calling service and the SaaS level's
+// administrators see every store's.
+@Injectable()
+export class IntrospectionService {
+  constructor(
+    private readonly tokens: TokenService,
+    private readonly loginTokens: LoginTokenService,
+    private readonly sessions: SessionService,
+    private readonly apiKeys: ApiKeyService,
+    private readonly stores: StoreService,
+    private readonly config: AppConfig,
+  ) {}
+
+  async introspect(caller: Principal, token: string, hint?: TokenTypeHint): Promise<Introspection> {
+    const kinds: TokenTypeHint[] = ['access_token', 'api_key', 'refresh_token'];
+    // The hint is tried first; the others still answer (RFC 7662 §2.1).
+    if (hint) kinds.sort((a, b) => Number(b === hint) - Number(a === hint));
+    for (const kind of kinds) {
+      const found = await this.find(kind, token);
+      if (found) return this.maySee(caller, found.session.storeId) ? this.describe(kind, found) : INACTIVE;
+    }
+    return INACTIVE;
+  }
+
+  private async find(kind: TokenTypeHint, token: string): Promise<{ session: SessionData; exp: number; iat?: number } | undefined> {
+    if (kind === 'access_token') {
+      if (token.split('.').length !== 3) return undefined;
+      const verified = await this.tokens.inspect(token).catch(passUnauthorized);
+      if (!verified || verified.claims.use !== 'access') return undefined;
+      const session = await this.sessions.get(verified.claims.storeId, verified.claims.sessionId);
+      return session?.userId === verified.claims.userId ? { session, exp: verified.exp, iat: verified.iat } : undefined;
+    }
+    if (kind === 'api_key') {
+      const session = await this.apiKeys.authenticate(token).catch(passUnauthorized);
+      return session && { session, exp: seconds(new Date(session.expiresAt)) };
+    }
+    const found = await this.loginTokens.inspect(token);
+    return found && { session: found.session, exp: seconds(found.row.expiresAt), iat: seconds(found.row.createdAt) };
+  }
+
+  private maySee(caller: Principal, storeId: string): boolean {
+    return caller.kind === 'machine' || caller.storeId === storeId || caller.roles.some((r) => r === SAAS_ROLES.superAdmin || r === SAAS_ROLES.saasAdmin);
+  }
+
+  private async describe(kind: TokenTypeHint, found: { session: SessionData; exp: number; iat?: number }): Promise<Introspection> {
+    const { session } = found;
+    const store = await this.stores.findById(session.storeId);
+    if (!store?.isActive) return INACTIVE;
+    return {
+      active: true,
+      sub: session.userId,
+      sid: session.sessionId,
+      storeId: session.storeId,
+      storeCodename: store.codename,
+      roleId: this.config.settings.usersHaveMultipleRoles ? session.roles : session.roles[0],
+      exp: found.exp,
+      ...(found.iat !== undefined && { iat: found.iat }),
+      token_type: kind,
+    };
+  }
+}
+
+function seconds(date: Date): number {
+  return Math.floor(date.getTime() / 1000);
+}
+
+// A token that does not authenticate is not active; any other failure (an outage) is the answer.
+function passUnauthorized(error: unknown): undefined {
+  if (error instanceof AppError && error.status === 401) return undefined;
+  throw error;
+}

@@ -1,0 +1,404 @@
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
+import { DataSource } from 'typeorm';
+import { mintMachineToken } from '../src/identity/m2m/machine-token.js';
+import { ManualClock } from '../src/platform/clock/clock.js';
+import type { SettingsOverrides } from '../src/platform/config/settings.js';
+import {
+  cookieNamed,
+  describeWithRedis,
+  expectError,
+  login,
+  PASSWORD,
+  registerStore,
+  startApp,
+  uniqueEmail,
+  updateStoreRow,
+  type RegisteredStore,
+  type TestApp,
+} from './helpers.js';
+
+// Short access tokens with rotating refresh tokens (settings accessTokenMinutes), the standard
+// claims an offline verifier checks, and introspection for backend services.
+
+const HEADER = 'svc-store-codename';
+const REFRESH = '/auth-api/refresh';
+const CURRENT = '/auth-api/currentuser';
+const INTROSPECT = '/auth-api/introspect';
+const MINUTE_MS = 60_000;
+const reports = generateKeyPairSync('ed25519');
+const pem = (key: KeyObject) => key.export({ type: 'spki', format: 'pem' }) as string;
+
+const REFRESH_SETTINGS: SettingsOverrides = {
+  accessTokenMinutes: 5,
+  tokenAudience: ['orders-api', 'billing-api'],
+  rateLimits: { refreshPerSession: { points: 8, durationSeconds: 60 }, refreshPerIp: { points: 1_000_000, durationSeconds: 1 } },
+  machineTokens: { services: [{ name: 'reports', publicKey: pem(reports.publicKey) }], machineToMachineBlockList: [], allowedM2MClients: [] },
+};
+
+interface Pair {
+  accessToken: string;
+  refreshToken: string;
+  sessionId: string;
+  body: Record<string, unknown>;
+}
+
+async function loginPair(t: TestApp, store: RegisteredStore, username = store.ownerEmail): Promise<Pair> {
+  const res = await t.http.post('/auth-api/login').set(HEADER, store.codename).send({ username, password: PASSWORD }).expect(200);
+  return { accessToken: res.body.accessToken, refreshToken: res.body.refreshToken, sessionId: res.body.sessionId, body: res.body };
+}
+
+function refresh(t: TestApp, codename: string, refreshToken?: string) {
+  return t.http.post(REFRESH).set(HEADER, codename).send(refreshToken === undefined ? {} : { refreshToken });
+}
+
+function me(t: TestApp, codename: string, accessToken: string) {
+  return t.http.get(CURRENT).set(HEADER, codename).set('Authorization', `Bearer ${accessToken}`);
+}
+
+describe('refresh tokens off (default): one token living as long as the session', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startApp();
+  });
+  afterAll(() => t?.close());
+
+  it('a login answers no refresh token, its access token lives tokenPeriodInDays, and /refresh refuses', async () => {
+    const store = await registerStore(t.http);
+    const l = await login(t.http, store.ownerEmail, PASSWORD, store.codename);
+    expect(l.body.refreshToken).toBeUndefined();
+    expect(l.body.accessTokenExpiresAt).toBeUndefined();
+    const claims = decodeJwt(l.accessToken);
+    expect(Math.abs(claims.exp! - claims.iat! - 30 * 24 * 3600)).toBeLessThanOrEqual(1);
+    expect(claims).toMatchObject({ sub: store.ownerId, sid: l.sessionId, sessionId: l.sessionId, userId: store.ownerId, storeId: store.storeId, iss: expect.stringMatching(/\/auth-api$/) });
+    expect(claims.aud).toBeUndefined();
+    expectError(await refresh(t, store.codename, 'anything'), 401, 'RefreshTokenInvalid');
+  });
+});
+
+describe('refresh tokens on (accessTokenMinutes: 5)', () => {
+  let t: TestApp;
+  const clock = new ManualClock();
+  let store: RegisteredStore;
+  beforeAll(async () => {
+    t = await startApp({ clock, settings: REFRESH_SETTINGS });
+    store = await registerStore(t.http);
+  });
+  afterAll(() => t?.close());
+
+  it('login answers a refresh token and when the access token expires; the access token lives 5 minutes and carries the standard claims', async () => {
+    const p = await loginPair(t, store);
+    expect(p.refreshToken).toMatch(/^[A-Za-z0-9_-]{43,}$/); // 256 bits, base64url
+    const claims = decodeJwt(p.accessToken);
+    expect(claims.exp! - claims.iat!).toBe(300);
+    expect(new Date(p.body.accessTokenExpiresAt as string).getTime()).toBe(claims.exp! * 1000);
+    expect(claims).toMatchObject({ sub: store.ownerId, sid: p.sessionId, aud: ['orders-api', 'billing-api'], jti: expect.any(String), iss: expect.stringMatching(/^http.*\/auth-api$/) });
+    // only its hash is stored
+    const rows: { tokenHash: string }[] = await t.app.get(DataSource).query('SELECT "tokenHash" FROM "refresh_tokens" WHERE "sessionId" = $1', [p.sessionId]);
+    expect(rows).toHaveLength(1);
+    expect(JSON.stringify(rows)).not.toContain(p.refreshToken);
+  });
+
+  it('login → refresh → refresh: each answers a new pair for the same session; the spent token is then refused', async () => {
+    const p = await loginPair(t, store);
+    const r1 = await refresh(t, store.codename, p.refreshToken).expect(200);
+    expect(r1.headers['cache-control']).toBe('no-store');
+    expect(r1.body).toMatchObject({ sessionId: p.sessionId, userId: store.ownerId, tenantId: store.storeId, accessToken: expect.any(String), refreshToken: expect.any(String) });
+    expect(r1.body.refreshToken).not.toBe(p.refreshToken);
+    expect(r1.body.accessToken).not.toBe(p.accessToken);
+    expect(decodeJwt(r1.body.accessToken).jti).not.toBe(decodeJwt(p.accessToken).jti);
+    await me(t, store.codename, r1.body.accessToken).expect(200);
+    const r2 = await refresh(t, store.codename, r1.body.refreshToken).expect(200);
+    expect(r2.body.sessionId).toBe(p.sessionId);
+    await me(t, store.codename, r2.body.accessToken).expect(200);
+  });
+
+  it('the cookies: the refresh token is httpOnly, SameSite=Lax, Secure as the access cookie, with the refresh route as its Path; the cookie alone refreshes', async () => {
+    const res = await t.http.post('/auth-api/login').set(HEADER, store.codename).send({ username: store.ownerEmail, password: PASSWORD }).expect(200);
+    const access = cookieNamed(res, `svc-access-token-${store.codename}`);
+    const cookie = cookieNamed(res, `svc-refresh-token-${store.codename}`);
+    expect(cookie.value).toBe(res.body.refreshToken);
+    expect(cookie.attrs.get('path')).toBe(REFRESH);
+    expect(cookie.attrs.has('httponly')).toBe(true);
+    expect(cookie.attrs.get('samesite')).toBe('Lax');
+    expect(cookie.attrs.has('secure')).toBe(access.attrs.has('secure'));
+    expect(new Date(access.attrs.get('expires')!).getTime()).toBe(new Date(res.body.accessTokenExpiresAt).getTime());
+
+    const byCookie = await t.http.post(REFRESH).set(HEADER, store.codename).set('Cookie', `svc-refresh-token-${store.codename}=${cookie.value}`).expect(200);
+    const next = cookieNamed(byCookie, `svc-refresh-token-${store.codename}`);
+    expect(next.value).toBe(byCookie.body.refreshToken);
+    expect(cookieNamed(byCookie, `svc-access-token-${store.codename}`).value).toBe(byCookie.body.accessToken);
+  });
+
+  it('an expired access token is refused; a refresh gets a working one', async () => {
+    const p = await loginPair(t, store);
+    clock.advance(5 * MINUTE_MS + 1000);
+    await me(t, store.codename, p.accessToken).expect(401);
+    const r = await refresh(t, store.codename, p.refreshToken).expect(200);
+    await me(t, store.codename, r.body.accessToken).expect(200);
+  });
+
+  it('reuse of a spent token after the grace window ends the session at once: the newest access and refresh tokens stop working', async () => {
+    const p = await loginPair(t, store);
+    const r1 = await refresh(t, store.codename, p.refreshToken).expect(200);
+    clock.advance(11_000);
+    expectError(await refresh(t, store.codename, p.refreshToken), 401, 'RefreshTokenReused');
+    await me(t, store.codename, r1.body.accessToken).expect(401);
+    expectError(await refresh(t, store.codename, r1.body.refreshToken), 401, 'RefreshTokenInvalid');
+    const rows: unknown[] = await t.app.get(DataSource).query('SELECT 1 FROM "sessions" WHERE "id" = $1', [p.sessionId]);
+    expect(rows).toHaveLength(0);
+  });
+
+  it('the grace window: two concurrent refreshes of one token get the same new pair; a retry within 10 s too; the pair works', async () => {
+    const p = await loginPair(t, store);
+    const [a, b] = await Promise.all([refresh(t, store.codename, p.refreshToken), refresh(t, store.codename, p.refreshToken)]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(b.body.refreshToken).toBe(a.body.refreshToken);
+    expect(b.body.accessToken).toBe(a.body.accessToken);
+    clock.advance(9_000);
+    const retry = await refresh(t, store.codename, p.refreshToken).expect(200);
+    expect(retry.body).toMatchObject({ refreshToken: a.body.refreshToken, accessToken: a.body.accessToken });
+    const rows: unknown[] = await t.app.get(DataSource).query('SELECT 1 FROM "refresh_tokens" WHERE "sessionId" = $1', [p.sessionId]);
+    expect(rows).toHaveLength(2); // one rotation
+    await me(t, store.codename, a.body.accessToken).expect(200);
+    await refresh(t, store.codename, a.body.refreshToken).expect(200);
+  });
+
+  it('unknown, other-store and expired refresh tokens → 401 RefreshTokenInvalid', async () => {
+    const other = await registerStore(t.http);
+    const p = await loginPair(t, store);
+    expectError(await refresh(t, store.codename, 'x'.repeat(43)), 401, 'RefreshTokenInvalid');
+    expectError(await refresh(t, store.codename), 401, 'RefreshTokenInvalid');
+    expectError(await refresh(t, other.codename, p.refreshToken), 401, 'RefreshTokenInvalid');
+    expectError(await t.http.post(REFRESH).send({ refreshToken: p.refreshToken }), 401, 'RefreshTokenInvalid'); // root
+    await refresh(t, store.codename, p.refreshToken).expect(200); // still unspent: the refusals did not touch it
+
+    const late = await loginPair(t, store);
+    clock.advance(31 * 24 * 60 * MINUTE_MS);
+    expectError(await refresh(t, store.codename, late.refreshToken), 401, 'RefreshTokenInvalid');
+  });
+
+  it('logout ends the refresh token (also by the refresh token alone) and clears both cookies', async () => {
+    const p = await loginPair(t, store);
+    const out = await t.http.post('/auth-api/logout').set(HEADER, store.codename).set('Authorization', `Bearer ${p.accessToken}`).expect(200);
+    expect(cookieNamed(out, `svc-refresh-token-${store.codename}`).attrs.get('path')).toBe(REFRESH);
+    expectError(await refresh(t, store.codename, p.refreshToken), 401, 'RefreshTokenInvalid');
+
+    const q = await loginPair(t, store);
+    const byRefresh = await t.http.post('/auth-api/logout').set(HEADER, store.codename).send({ refreshToken: q.refreshToken }).expect(200);
+    expect(byRefresh.body.message).toBe('Logged out');
+    await me(t, store.codename, q.accessToken).expect(401);
+  });
+
+  it('a password change ends the other sessions\' refresh tokens; a deactivated user or store refreshes no more', async () => {
+    const s = await registerStore(t.http);
+    const current = await loginPair(t, s);
+    const elsewhere = await loginPair(t, s);
+    await t.http
+      .patch(`/auth-api/v1/users/${s.ownerId}`)
+      .set(HEADER, s.codename)
+      .set('Authorization', `Bearer ${current.accessToken}`)
+      .send({ password: 'a brand new password 42', currentPassword: PASSWORD })
+      .expect(200);
+    expectError(await refresh(t, s.codename, elsewhere.refreshToken), 401, 'RefreshTokenInvalid');
+    const kept = await refresh(t, s.codename, current.refreshToken).expect(200);
+
+    await updateStoreRow([t], s.storeId, { isActive: false });
+    expectError(await refresh(t, s.codename, kept.body.refreshToken), 401, 'RefreshTokenInvalid');
+  });
+
+  it('refreshes are limited per session (rateLimits.refreshPerSession)', async () => {
+    const p = await loginPair(t, store);
+    let token = p.refreshToken;
+    for (let i = 0; i < 8; i++) token = (await refresh(t, store.codename, token).expect(200)).body.refreshToken;
+    const limited = await refresh(t, store.codename, token);
+    expectError(limited, 429, 'TooManyRequests');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+  });
+});
+
+describe('refresh tokens with a second factor', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startApp({
+      settings: {
+        accessTokenMinutes: 5,
+        email2FARequiredForLogin: true,
+        verification: { verificationMode: 'testMode', flows: { 'email-2factor-verification': { enabled: true } } },
+      },
+    });
+  });
+  afterAll(() => t?.close());
+
+  it('completing the factor answers a fresh pair; the refresh token of the pending login is dropped', async () => {
+    const store = await registerStore(t.http);
+    const pending = await loginPair(t, store);
+    expect(pending.body.sessionNeedsEmail2FA).toBe(true);
+    const flow = '/auth-api/verification-services/email-2factor-verification';
+    const started = await t.http.post(`${flow}/start`).set(HEADER, store.codename).set('Authorization', `Bearer ${pending.accessToken}`).expect(200);
+    const done = await t.http
+      .post(`${flow}/complete`)
+      .set(HEADER, store.codename)
+      .set('Authorization', `Bearer ${pending.accessToken}`)
+      .send({ secretCode: started.body.secretCode })
+      .expect(200);
+    expect(done.body).toMatchObject({ sessionId: pending.sessionId, refreshToken: expect.any(String), accessTokenExpiresAt: expect.any(String) });
+    expect(done.body.sessionNeedsEmail2FA).toBeUndefined();
+    expect(cookieNamed(done, `svc-refresh-token-${store.codename}`).value).toBe(done.body.refreshToken);
+    expectError(await refresh(t, store.codename, pending.refreshToken), 401, 'RefreshTokenInvalid');
+    const next = await refresh(t, store.codename, done.body.refreshToken).expect(200);
+    await me(t, store.codename, next.body.accessToken).expect(200);
+  });
+});
+
+describe('offline verification with jose: discovery document, JWKS, issuer and audience', () => {
+  let t: TestApp;
+  let base: string;
+  beforeAll(async () => {
+    t = await startApp({ settings: { accessTokenMinutes: 10, tokenAudience: 'orders-api' } });
+    await t.app.listen(0, '127.0.0.1');
+    base = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+  });
+  afterAll(() => t?.close());
+
+  it('createRemoteJWKSet + jwtVerify with the discovered issuer and the audience accept an access token, and refuse a bucket token', async () => {
+    const store = await registerStore(t.http);
+    const p = await loginPair(t, store);
+    const discovery = await (await fetch(`${base}/auth-api/.well-known/openid-configuration`)).json();
+    expect(discovery).toMatchObject({ issuer: expect.stringMatching(/\/auth-api$/), jwks_uri: `${base}/auth-api/.well-known/jwks.json`, introspection_endpoint: `${base}${INTROSPECT}` });
+    const jwks = createRemoteJWKSet(new URL(discovery.jwks_uri));
+    const { payload } = await jwtVerify(p.accessToken, jwks, { issuer: discovery.issuer, audience: 'orders-api', algorithms: ['RS256'] });
+    expect(payload).toMatchObject({ sub: store.ownerId, sid: p.sessionId, storeId: store.storeId });
+    await expect(jwtVerify(p.accessToken, jwks, { issuer: discovery.issuer, audience: 'someone-else' })).rejects.toMatchObject({ code: 'ERR_JWT_CLAIM_VALIDATION_FAILED' });
+    await expect(jwtVerify(p.accessToken, jwks, { issuer: 'https://impostor.example/auth-api', audience: 'orders-api' })).rejects.toMatchObject({ code: 'ERR_JWT_CLAIM_VALIDATION_FAILED' });
+    await expect(jwtVerify(p.body.userBucketToken as string, jwks, { issuer: discovery.issuer, audience: 'orders-api' })).rejects.toMatchObject({ code: 'ERR_JWT_CLAIM_VALIDATION_FAILED' });
+  });
+
+  it('tokenIssuer names the issuer', async () => {
+    const named = await startApp({ settings: { accessTokenMinutes: 10, tokenIssuer: 'https://id.example.com/auth-api' } });
+    try {
+      const store = await registerStore(named.http);
+      const p = await loginPair(named, store);
+      expect(decodeJwt(p.accessToken).iss).toBe('https://id.example.com/auth-api');
+      expect((await named.http.get('/auth-api/.well-known/openid-configuration').expect(200)).body.issuer).toBe('https://id.example.com/auth-api');
+    } finally {
+      await named.close();
+    }
+  });
+});
+
+describe('introspection', () => {
+  let t: TestApp;
+  let store: RegisteredStore;
+  let owner: Pair;
+  let apiKey: string;
+  beforeAll(async () => {
+    t = await startApp({ settings: REFRESH_SETTINGS });
+    store = await registerStore(t.http);
+    owner = await loginPair(t, store);
+    const created = await t.http.post('/auth-api/v1/apikeys').set(HEADER, store.codename).set('Authorization', `Bearer ${owner.accessToken}`).send({ name: 'introspection' }).expect(201);
+    apiKey = created.body.apiKey.key;
+  });
+  afterAll(() => t?.close());
+
+  async function byMachine(token: string, hint?: string) {
+    const body = new URLSearchParams({ token, ...(hint && { token_type_hint: hint }) }).toString();
+    const machineToken = await mintMachineToken({ service: 'reports', privateKey: reports.privateKey, body, method: 'POST', path: INTROSPECT });
+    return t.http.post(INTROSPECT).set('svc-machine-token', machineToken).set('Content-Type', 'application/x-www-form-urlencoded').send(body).expect(200);
+  }
+
+  const byKey = (key: string, token: string) => t.http.post(INTROSPECT).set('Authorization', `Bearer ${key}`).send({ token });
+
+  it('a calling service (form body) sees a live access token, API key and refresh token', async () => {
+    const p = await loginPair(t, store);
+    const access = await byMachine(p.accessToken);
+    const claims = decodeJwt(p.accessToken);
+    expect(access.body).toEqual({
+      active: true,
+      sub: store.ownerId,
+      sid: p.sessionId,
+      storeId: store.storeId,
+      storeCodename: store.codename,
+      roleId: 'tenantOwner',
+      exp: claims.exp,
+      iat: claims.iat,
+      token_type: 'access_token',
+    });
+    expect((await byMachine(apiKey, 'api_key')).body).toMatchObject({ active: true, sub: store.ownerId, storeId: store.storeId, token_type: 'api_key' });
+    expect((await byMachine(p.refreshToken, 'refresh_token')).body).toMatchObject({ active: true, sub: store.ownerId, sid: p.sessionId, token_type: 'refresh_token' });
+    // the hint is only a hint
+    expect((await byMachine(p.refreshToken, 'access_token')).body).toMatchObject({ active: true, token_type: 'refresh_token' });
+  });
+
+  it('{ active: false } for a spent refresh token, an ended session, garbage, and an expired access token', async () => {
+    const p = await loginPair(t, store);
+    const r = await refresh(t, store.codename, p.refreshToken).expect(200);
+    expect((await byMachine(p.refreshToken)).body).toEqual({ active: false });
+    await t.http.post('/auth-api/logout').set(HEADER, store.codename).set('Authorization', `Bearer ${r.body.accessToken}`).expect(200);
+    expect((await byMachine(r.body.accessToken)).body).toEqual({ active: false });
+    expect((await byMachine(r.body.refreshToken)).body).toEqual({ active: false });
+    expect((await byMachine('not a token')).body).toEqual({ active: false });
+  });
+
+  it('an administrator\'s API key sees its own store\'s tokens only; a login or a plain user\'s key may not call it', async () => {
+    const p = await loginPair(t, store);
+    expect((await byKey(apiKey, p.accessToken).expect(200)).body).toMatchObject({ active: true, sub: store.ownerId });
+    const other = await registerStore(t.http);
+    const stranger = await loginPair(t, other);
+    expect((await byKey(apiKey, stranger.accessToken).expect(200)).body).toEqual({ active: false });
+    // a login is no credential here: the route takes machine tokens (and keys) only
+    expect((await t.http.post(INTROSPECT).set('Authorization', `Bearer ${p.accessToken}`).send({ token: p.accessToken })).status).toBe(401);
+
+    const userEmail = uniqueEmail();
+    await t.http.post('/auth-api/users').set(HEADER, store.codename).set('Authorization', `Bearer ${owner.accessToken}`).send({ email: userEmail, password: PASSWORD, fullname: 'Plain User' }).expect(201);
+    const user = await loginPair(t, store, userEmail);
+    const userKey = await t.http.post('/auth-api/v1/apikeys').set(HEADER, store.codename).set('Authorization', `Bearer ${user.accessToken}`).send({ name: 'mine' });
+    if (userKey.status === 201) expectError(await byKey(userKey.body.apiKey.key, p.accessToken), 403, 'Forbidden');
+    else expect(userKey.status).toBe(403); // plain users may not make keys at all
+  });
+
+  it('no token → 400 ValidationFailed; no credential → 401', async () => {
+    expectError(await t.http.post(INTROSPECT).set('Authorization', `Bearer ${apiKey}`).send({}), 400, 'ValidationFailed');
+    expect((await t.http.post(INTROSPECT).send({ token: 'x' })).status).toBe(401);
+  });
+});
+
+describeWithRedis('refresh on two replicas (needs REDIS_URL: the session cache and the limits must be shared)', () => {
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    [a, b] = await Promise.all([startApp({ settings: REFRESH_SETTINGS }), startApp({ settings: REFRESH_SETTINGS })]);
+  });
+  afterAll(async () => {
+    await Promise.all([a?.close(), b?.close()]);
+  });
+
+  it('both refreshing one token at once: exactly one rotation, both get the same pair', async () => {
+    const store = await registerStore(a.http);
+    for (let i = 0; i < 5; i++) {
+      const p = await loginPair(a, store);
+      const [x, y] = await Promise.all([refresh(a, store.codename, p.refreshToken), refresh(b, store.codename, p.refreshToken)]);
+      expect([x.status, y.status]).toEqual([200, 200]);
+      expect(y.body.refreshToken).toBe(x.body.refreshToken);
+      expect(y.body.accessToken).toBe(x.body.accessToken);
+      const rows: unknown[] = await a.app.get(DataSource).query('SELECT 1 FROM "refresh_tokens" WHERE "sessionId" = $1', [p.sessionId]);
+      expect(rows).toHaveLength(2);
+    }
+  });
+
+  it('reuse detected on B ends the session on A at once', async () => {
+    const store = await registerStore(a.http);
+    const p = await loginPair(a, store);
+    const r = await refresh(a, store.codename, p.refreshToken).expect(200);
+    await me(a, store.codename, r.body.accessToken).expect(200); // A has cached the session
+    const noGrace = await startApp({ settings: { ...REFRESH_SETTINGS, refreshReuseGraceSeconds: 0 } });
+    try {
+      expectError(await refresh(noGrace, store.codename, p.refreshToken), 401, 'RefreshTokenReused');
+    } finally {
+      await noGrace.close();
+    }
+    await me(a, store.codename, r.body.accessToken).expect(401);
+  });
+});
