@@ -9,7 +9,10 @@
 //    over 100 sessions, and login; it prints sut/floor and the login's sut/hash-bound.
 // 3. Runs the same route with an API key and with a JWT, interleaved, against the service only;
 //    the key's ratio to the floor is the harness's JWT ratio times key/JWT from this step.
-// Harness settings pass through (C, D, R, LC, LD, LR, WARMUP); SCENARIOS=auth skips login.
+// 4. Refresh (SCENARIOS=refresh, or with the others by default): the harness's floor login
+//    (hash-free), then the service's POST /auth-api/refresh, each connection following its own
+//    session's rotation; prints refresh/floor-login.
+// Harness settings pass through (C, D, R, LC, LD, LR, WARMUP); SCENARIOS=auth skips the others.
 import autocannon from 'autocannon';
 import bcrypt from 'bcrypt';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -144,7 +147,8 @@ async function main(): Promise<void> {
     ]);
     if (code !== 0 && code !== 2) throw new Error(`the harness failed (exit ${code})`);
   };
-  const scenarios = (process.env.SCENARIOS ?? 'auth,login').split(',');
+  const scenarios = (process.env.SCENARIOS ?? 'auth,login,refresh').split(',');
+  if (scenarios.includes('refresh')) await refreshScenario(port, pid, out.replace(/\.json$/, '-refresh-floor.json'));
   let jwtToFloor: number | undefined;
   if (scenarios.includes('auth')) {
     await harness('auth', out);
@@ -186,6 +190,59 @@ async function main(): Promise<void> {
       `raw results: ${path.relative(ROOT, out)}\n`,
   );
   stopChildren();
+}
+
+// Refreshes per second against the floor's hash-free login, in the same run: the floor first
+// (through the harness), then the service with as many connections, each connection rotating
+// its own session's refresh token.
+async function refreshScenario(port: number, pid: number, floorFile: string): Promise<void> {
+  const code = await runHarness(['--targets', 'floor', '--scenarios', 'login', '--out', floorFile]);
+  if (code !== 0 && code !== 2) throw new Error(`the harness failed (exit ${code})`);
+  const floorLogin: number | undefined = JSON.parse(fs.readFileSync(floorFile, 'utf8')).summary?.login?.floor?.reqPerSecMedian;
+  const connections = Number(process.env.LC ?? 8);
+  const seconds = Number(process.env.LD ?? SECONDS);
+  const email = `refresh-${randomBytes(4).toString('hex')}@example.com`;
+  const registered = await call(port, 'POST', '/auth-api/v1/registerstoreowner', {}, { email, password: PASSWORD, fullname: 'Bench Owner', store: { name: `Bench ${randomBytes(3).toString('hex')}` } }, 201);
+  const store = { 'svc-store-codename': registered.store.codename as string };
+  const fresh = async (): Promise<string> => {
+    const session = await call(port, 'POST', '/auth-api/login', store, { username: email, password: PASSWORD });
+    if (!session.refreshToken) throw new Error('the service answered no refresh token: accessTokenMinutes is not set');
+    return session.refreshToken as string;
+  };
+  const refreshRound = async (secs: number): Promise<Round> => {
+    // One session per connection: its token is replaced by each answer's.
+    const tokens = await Promise.all(Array.from({ length: connections }, fresh));
+    const cpu0 = cpuMicros(pid);
+    const r = await autocannon({
+      url: `http://127.0.0.1:${port}/auth-api/refresh`,
+      connections,
+      duration: secs,
+      requests: [
+        {
+          method: 'POST',
+          headers: { ...store, 'content-type': 'application/json' },
+          setupRequest: (req: any, context: any) => {
+            context.token ??= tokens.pop();
+            return { ...req, body: JSON.stringify({ refreshToken: context.token }) };
+          },
+          onResponse: (status: number, body: string, context: any) => {
+            if (status === 200) context.token = JSON.parse(body).refreshToken;
+          },
+        },
+      ],
+    } as any);
+    const cpu = cpuMicros(pid) - cpu0;
+    return { rps: r.requests.average, p99: r.latency.p99, cpuPerReq: cpu / Math.max(1, r.requests.total), failed: r.non2xx + r.errors + r.timeouts };
+  };
+  await refreshRound(2);
+  const rounds: Round[] = [];
+  for (let i = 0; i < ROUNDS; i++) rounds.push(await refreshRound(seconds));
+  const rps = median(rounds.map((r) => r.rps));
+  process.stdout.write(
+    `\nPOST /auth-api/refresh, ${connections} connections, ${ROUNDS} x ${seconds} s: ${rps.toFixed(0)} refreshes/s, p99 ${median(rounds.map((r) => r.p99))} ms, ` +
+      `${median(rounds.map((r) => r.cpuPerReq)).toFixed(0)} µs CPU/refresh, ${rounds.reduce((n, r) => n + r.failed, 0)} failed\n` +
+      `  floor login (hash-free, same run): ${floorLogin?.toFixed(0) ?? '?'} req/s; refresh/floor-login ${floorLogin ? (rps / floorLogin).toFixed(2) : '?'}\n`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -25,10 +25,15 @@ const running = await createApp({
   // 100 sessions of one user at once.
   settings: {
     maxSessionsPerUser: 1000,
+    // Short access tokens with refresh tokens, as a deployment that turns them on (the refresh
+    // scenario needs them; the other routes must not pay for them).
+    accessTokenMinutes: 15,
     rateLimits: {
       registration: { points: 1_000_000, durationSeconds: 1 },
       loginPerIp: { points: 1_000_000, durationSeconds: 1 },
       loginPerUsername: { points: 1_000_000, durationSeconds: 1 },
+      refreshPerSession: { points: 1_000_000, durationSeconds: 1 },
+      refreshPerIp: { points: 1_000_000, durationSeconds: 1 },
     },
   },
 });

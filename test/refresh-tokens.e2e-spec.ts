@@ -266,7 +266,7 @@ describe('offline verification with jose: discovery document, JWKS, issuer and a
   it('createRemoteJWKSet + jwtVerify with the discovered issuer and the audience accept an access token, and refuse a bucket token', async () => {
     const store = await registerStore(t.http);
     const p = await loginPair(t, store);
-    const discovery = await (await fetch(`${base}/auth-api/.well-known/openid-configuration`)).json();
+    const discovery = (await (await fetch(`${base}/auth-api/.well-known/openid-configuration`)).json()) as { issuer: string; jwks_uri: string };
     expect(discovery).toMatchObject({ issuer: expect.stringMatching(/\/auth-api$/), jwks_uri: `${base}/auth-api/.well-known/jwks.json`, introspection_endpoint: `${base}${INTROSPECT}` });
     const jwks = createRemoteJWKSet(new URL(discovery.jwks_uri));
     const { payload } = await jwtVerify(p.accessToken, jwks, { issuer: discovery.issuer, audience: 'orders-api', algorithms: ['RS256'] });
