@@ -3,6 +3,7 @@ import { IsUUID } from 'class-validator';
 import { PageInfo } from '../../kernel/paging.js';
 import type { SessionData } from '../../kernel/principal.js';
 import type { SessionEntity } from './session.entity.js';
+import { describeDevice } from './user-agent.js';
 
 const ROLE_ID = { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], description: 'A role, or the list of roles when `usersHaveMultipleRoles`.' };
 
@@ -44,18 +45,26 @@ export function toSessionResponse(session: SessionData, view: SessionView, acces
   };
 }
 
-// The caller's own sessions (/auth-api/sessions): the list, and how many a deletion ended.
+// A user's sessions (/auth-api/sessions, /auth-api/v1/users/:id/sessions): the list, and how
+// many a deletion ended.
 export class SessionIdParam {
   @IsUUID()
   id: string;
+}
+
+export class SessionDevice {
+  @ApiProperty({ type: 'string', nullable: true, example: 'Chrome 124', description: 'Browser and major version, when the user agent names them.' }) browser: string | null;
+  @ApiProperty({ type: 'string', nullable: true, example: 'Windows 10', description: 'Operating system and version, when the user agent names them.' }) os: string | null;
+  @ApiProperty({ example: 'mobile', description: '`desktop`, `mobile`, `tablet`, `smarttv`, `console`, `wearable`, `embedded`, ...; `desktop` when the user agent names none.' }) type: string;
 }
 
 export class SessionListItem {
   @ApiProperty({ format: 'uuid' }) sessionId: string;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) expiresAt: string;
-  @ApiProperty({ type: 'string', nullable: true }) ip: string | null;
+  @ApiProperty({ type: 'string', nullable: true, description: 'The client address at login (behind a proxy: as TRUST_PROXY allows).' }) ip: string | null;
   @ApiProperty({ type: 'string', nullable: true }) userAgent: string | null;
+  @ApiProperty({ type: SessionDevice, description: 'The device, read from the user agent.' }) device: SessionDevice;
   @ApiProperty({ description: 'The session of this request.' }) current: boolean;
 }
 
@@ -70,13 +79,15 @@ export class SessionsEndedResponse {
   @ApiProperty({ type: 'integer', description: 'How many sessions ended.' }) ended: number;
 }
 
-export function toSessionListItem(row: SessionEntity, currentId: string) {
+// `currentId`: the caller's session, marked `current` when it is in the list.
+export function toSessionListItem(row: SessionEntity, currentId: string | undefined) {
   return {
     sessionId: row.id,
     createdAt: row.createdAt,
     expiresAt: row.expiresAt,
     ip: row.ip,
     userAgent: row.userAgent,
+    device: describeDevice(row.userAgent),
     current: row.id === currentId,
   };
 }
