@@ -61,6 +61,7 @@ export class SessionDevice {
 export class SessionListItem {
   @ApiProperty({ format: 'uuid' }) sessionId: string;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ format: 'date-time', description: 'When the session last made a request (to the minute); its creation until then.' }) lastSeenAt: string;
   @ApiProperty({ format: 'date-time' }) expiresAt: string;
   @ApiProperty({ type: 'string', nullable: true, description: 'The client address at login (behind a proxy: as TRUST_PROXY allows).' }) ip: string | null;
   @ApiProperty({ type: 'string', nullable: true }) userAgent: string | null;
@@ -84,6 +85,7 @@ export function toSessionListItem(row: SessionEntity, currentId: string | undefi
   return {
     sessionId: row.id,
     createdAt: row.createdAt,
+    lastSeenAt: row.lastSeenAt ?? row.createdAt,
     expiresAt: row.expiresAt,
     ip: row.ip,
     userAgent: row.userAgent,

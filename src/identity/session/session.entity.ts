@@ -18,6 +18,10 @@ export class SessionEntity {
   @Column({ type: 'timestamptz' })
   expiresAt: Date;
 
+  // Written at most once a minute per session (SessionService.touch); null until then.
+  @Column({ type: 'timestamptz', nullable: true })
+  lastSeenAt: Date | null;
+
   @Column({ type: 'varchar', length: 64, nullable: true })
   ip: string | null;
 

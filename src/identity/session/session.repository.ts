@@ -17,8 +17,8 @@ export class SessionRepository {
   // A login's statements (this insert, deleteExpired, idsBeyond) are plain SQL: TypeORM's save
   // read the row by id before inserting it, and its query builder cost more CPU than the
   // statements themselves (bench:auth's login storm).
-  async insert(storeId: string, session: Omit<SessionEntity, 'storeId'>): Promise<SessionEntity> {
-    const row = Object.assign(new SessionEntity(), session, { storeId });
+  async insert(storeId: string, session: Omit<SessionEntity, 'storeId' | 'lastSeenAt'>): Promise<SessionEntity> {
+    const row = Object.assign(new SessionEntity(), session, { storeId, lastSeenAt: null });
     await this.dataSource.query(
       `INSERT INTO "sessions" ("id", "storeId", "userId", "createdAt", "expiresAt", "ip", "userAgent", "ssoUserId", "needsEmail2FA", "needsMobile2FA")
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
@@ -48,6 +48,15 @@ export class SessionRepository {
       [storeId, userId, keep],
     );
     return rows.map((r) => r.id);
+  }
+
+  // The session was used at `now`: written only when the stored time is older than `staleBefore`,
+  // so replicas that each remember their own last write add no second write a minute.
+  async touch(storeId: string, id: string, now: Date, staleBefore: Date): Promise<void> {
+    await this.dataSource.query(
+      'UPDATE "sessions" SET "lastSeenAt" = $3 WHERE "storeId" = $1 AND "id" = $2 AND ("lastSeenAt" IS NULL OR "lastSeenAt" < $4)',
+      [storeId, id, now, staleBefore],
+    );
   }
 
   async clearFactor(storeId: string, id: string, flag: 'needsEmail2FA' | 'needsMobile2FA'): Promise<void> {

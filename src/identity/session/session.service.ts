@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { Clock, DAY_MS } from '../../platform/clock/clock.js';
 import { pageRequest, type PageQuery, type PageRequest } from '../../kernel/paging.js';
 import { AppConfig } from '../../platform/config/app-config.js';
@@ -12,8 +12,18 @@ import { SessionRepository } from './session.repository.js';
 import { toSessionResponse } from './session.dto.js';
 import type { PendingFactors, SessionData, SessionMeta } from '../../kernel/principal.js';
 
+// How often a session's last use is written, at most.
+const SEEN_EVERY_MS = 60_000;
+
 @Injectable()
-export class SessionService {
+export class SessionService implements OnModuleDestroy {
+  private readonly logger = new Logger('SessionService');
+  // When this process last wrote each session's last use (only those written in the last
+  // minute: older entries are swept), and the writes still under way.
+  private readonly seenWritten = new Map<string, number>();
+  private seenSweptAt = 0;
+  private readonly seenWrites = new Set<Promise<void>>();
+
   constructor(
     private readonly sessions: SessionRepository,
     private readonly cache: SessionCache,
@@ -46,16 +56,48 @@ export class SessionService {
   }
 
   // The live session, from the cache or the database; undefined when it ended, expired or its
-  // user was deactivated.
+  // user was deactivated. Every authenticated request comes here: it marks the session seen.
   async get(storeId: string, sessionId: string): Promise<SessionData | undefined> {
     const now = this.clock.now();
     const cached = await this.cache.get(sessionId);
-    if (cached) return cached.storeId === storeId && new Date(cached.expiresAt) > now ? cached : undefined;
+    if (cached) {
+      if (cached.storeId !== storeId || new Date(cached.expiresAt) <= now) return undefined;
+      this.touch(storeId, sessionId, now);
+      return cached;
+    }
     const row = await this.sessions.findById(storeId, sessionId);
     if (!row || row.expiresAt <= now) return undefined;
     const user = await this.users.findById(storeId, row.userId);
     if (!user?.isActive) return undefined;
+    this.touch(storeId, sessionId, now);
     return this.remember(row, user);
+  }
+
+  // Records the session's last use, at most once a minute per session and process, without
+  // the request waiting for it: most requests only read the map. The UPDATE is conditional, so
+  // another replica's recent write makes it a no-op. A failure is logged and costs nothing else.
+  private touch(storeId: string, sessionId: string, now: Date): void {
+    const at = now.getTime();
+    const written = this.seenWritten.get(sessionId);
+    if (written !== undefined && at - written < SEEN_EVERY_MS) return;
+    this.seenWritten.set(sessionId, at);
+    if (at - this.seenSweptAt >= SEEN_EVERY_MS) this.sweepSeen(at);
+    const write = this.sessions
+      .touch(storeId, sessionId, now, new Date(at - SEEN_EVERY_MS))
+      .catch((err: unknown) => this.logger.warn({ err, sessionId }, 'could not record when the session was last seen'))
+      .finally(() => this.seenWrites.delete(write));
+    this.seenWrites.add(write);
+  }
+
+  // Entries older than a minute decide nothing: the map holds only sessions used lately.
+  private sweepSeen(at: number): void {
+    this.seenSweptAt = at;
+    for (const [id, written] of this.seenWritten) if (at - written >= SEEN_EVERY_MS) this.seenWritten.delete(id);
+  }
+
+  // Writes under way finish before the database pool closes.
+  async onModuleDestroy(): Promise<void> {
+    await Promise.all(this.seenWrites);
   }
 
   // One page of the user's live sessions, newest first.
