@@ -12,8 +12,8 @@ export interface DomainEventMap {
   'apikey.created': { apiKeyId: string; storeId: string; userId: string };
   'apikey.deleted': { apiKeyId: string; storeId: string; userId: string };
   'notification.created': { notificationId: string; storeId: string; userId: string | null; channel: string; template: string };
-  // Logout, revocation, a new password or a deactivation ended these sessions.
-  'session.ended': { storeId: string; sessionIds: string[] };
+  // Logout, revocation, a new password or a deactivation ended these sessions of one user.
+  'session.ended': { storeId: string; userId: string; sessionIds: string[] };
 }
 
 export type DomainEventName = keyof DomainEventMap;

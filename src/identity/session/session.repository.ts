@@ -67,8 +67,9 @@ export class SessionRepository {
     await this.dataSource.query('DELETE FROM "sessions" WHERE "storeId" = $1 AND "userId" = $2 AND "expiresAt" <= $3', [storeId, userId, now]);
   }
 
-  // Deletes and returns the ids deleted, so their cached copies can go too.
-  async deleteWhere(storeId: string, where: { id?: string; ids?: string[]; userId?: string; exceptId?: string }, tx?: Tx): Promise<string[]> {
+  // Deletes and returns the sessions deleted (id and user), so their cached copies can go too
+  // and their users be told.
+  async deleteWhere(storeId: string, where: { id?: string; ids?: string[]; userId?: string; exceptId?: string }, tx?: Tx): Promise<{ id: string; userId: string }[]> {
     const criteria = {
       storeId,
       ...(where.id && { id: where.id }),
@@ -76,8 +77,8 @@ export class SessionRepository {
       ...(where.userId && { userId: where.userId }),
       ...(where.exceptId && { id: Not(where.exceptId) }),
     };
-    const rows = await this.repo(tx).find({ select: { id: true }, where: criteria });
+    const rows = await this.repo(tx).find({ select: { id: true, userId: true }, where: criteria });
     if (rows.length) await this.repo(tx).delete(rows.map((r) => r.id));
-    return rows.map((r) => r.id);
+    return rows.map((r) => ({ id: r.id, userId: r.userId }));
   }
 }

@@ -109,10 +109,14 @@ export class SessionService implements OnModuleDestroy {
 
   // Ends sessions everywhere: rows first, then every cached copy.
   async end(storeId: string, where: { id?: string; ids?: string[]; userId?: string; exceptId?: string }): Promise<number> {
-    const ids = await this.sessions.deleteWhere(storeId, where);
+    const ended = await this.sessions.deleteWhere(storeId, where);
+    const ids = ended.map((s) => s.id);
     await this.cache.delete(ids);
-    // Open event streams of these sessions end on every replica.
-    if (ids.length) this.events.emit('session.ended', { storeId, sessionIds: ids });
+    // One event per user: open event streams of these sessions end on every replica, and the
+    // user's other devices are told.
+    const byUser = new Map<string, string[]>();
+    for (const s of ended) byUser.set(s.userId, [...(byUser.get(s.userId) ?? []), s.id]);
+    for (const [userId, sessionIds] of byUser) this.events.emit('session.ended', { storeId, userId, sessionIds });
     return ids.length;
   }
 

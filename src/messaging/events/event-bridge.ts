@@ -11,7 +11,8 @@ import type { SessionEndedMessage } from './event-hub.js';
 // The service's own events on the broker: each domain event becomes the API event
 // `<svc>-<object>-<verb>` and the database event `<svc>-dbevent-<object>-<verb>`, carrying the
 // object as its API shows it (never a password hash, key hash or secret) with `storeId` and
-// `_owner`. Session changes go to every replica's event channel.
+// `_owner`. Session changes go to every replica's event channel; ended sessions also as the API
+// event `<svc>-session-ended`, for the user's other devices.
 @Injectable()
 export class EventBridge {
   private readonly logger = new Logger('EventBridge');
@@ -68,6 +69,10 @@ export class EventBridge {
   @OnEvent('session.ended')
   async sessionEnded(e: DomainEventMap['session.ended']): Promise<void> {
     await this.sessionsChanged({ sessionIds: e.sessionIds });
+    // Ids only: a session's token is never published. No database event: the rows are gone,
+    // and what clients act on is the session's end.
+    const data = { storeId: e.storeId, userId: e.userId, sessionIds: e.sessionIds, _owner: e.userId };
+    await this.guard('session.ended', () => this.publisher.publishApiEvent('session', 'ended', data));
   }
 
   private async user(verb: string, storeId: string, userId: string): Promise<void> {
