@@ -78,6 +78,10 @@ const ROUTES = [
   // any user: admins read and change users of the store, a user only itself (checked in the service)
   { method: 'GET', path: '/auth-api/v1/users/:id', policy: 'authenticated(user,apiKey) permission=users.read' },
   { method: 'PATCH', path: '/auth-api/v1/users/:id', policy: 'authenticated(user,apiKey) permission=users.update' },
+  // a user's sessions (devices): admins of the store, only over users they outrank (checked in
+  // the service); ending them is a change to the user, as a deactivation is
+  { method: 'DELETE', path: '/auth-api/v1/users/:id/sessions', policy: `authenticated(user,apiKey) ${ADMINS} permission=users.update` },
+  { method: 'GET', path: '/auth-api/v1/users/:id/sessions', policy: `authenticated(user,apiKey) ${ADMINS} permission=users.read` },
   // internal: other services, with a machine token
   { method: 'POST', path: '/auth-api/validateapikey', policy: 'authenticated(machine) permission=none' },
   // verification: the email and mobile flows are public (same answer for unknown identifiers);

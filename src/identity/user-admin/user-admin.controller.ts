@@ -7,6 +7,7 @@ import { Authenticated, USER_OR_API_KEY } from '../../kernel/policy.js';
 import { Ctx, type RequestContext } from '../../kernel/request-context.js';
 import { P } from '../../kernel/service-permissions.js';
 import { ADMIN_ROLES, hasAdminRole } from '../../kernel/roles.js';
+import { SessionListItem, SessionsEndedResponse, toSessionListItem } from '../session/index.js';
 import { UserResponse } from '../user/index.js';
 import { UserService } from '../user/user.service.js';
 import { VerificationGate } from '../verification/verification.gate.js';
@@ -73,5 +74,24 @@ export class UserAdminController {
   async delete(@Ctx() ctx: RequestContext, @Param() params: UserIdParam): Promise<Enveloped<unknown>> {
     await this.admin.delete(ctx.session!, ctx.store!, params.id);
     return { data: { id: params.id } };
+  }
+
+  @Get('v1/users/:id/sessions')
+  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.usersRead })
+  @Envelope({ dataName: 'sessions', action: 'list' })
+  @ApiOperation({ summary: "A user's live sessions (its devices), newest first, paged; yours is marked current." })
+  @ApiResult([SessionListItem])
+  async listSessions(@Ctx() ctx: RequestContext, @Param() params: UserIdParam, @Query() query: PageQuery): Promise<Enveloped<unknown[]>> {
+    const [rows, total, page] = await this.admin.listSessions(ctx.session!, ctx.store!, params.id, query);
+    return { data: rows.map((r) => toSessionListItem(r, ctx.session!.sessionId)), paging: paging(page, total) };
+  }
+
+  @Delete('v1/users/:id/sessions')
+  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.usersUpdate })
+  @ApiOperation({ summary: "End every session of a user (signs it out of all its devices; yours stays when it is you)." })
+  @ApiResult(SessionsEndedResponse)
+  async endSessions(@Ctx() ctx: RequestContext, @Param() params: UserIdParam) {
+    const ended = await this.admin.endSessions(ctx.session!, ctx.store!, params.id);
+    return { status: 'OK', ended };
   }
 }

@@ -10,7 +10,8 @@ import { DomainEvents } from '../../kernel/domain-events.js';
 import { SessionService } from '../session/session.service.js';
 import type { SessionData } from '../../kernel/principal.js';
 import { ROOT_CODENAME, type Tenant } from '../../kernel/tenant.js';
-import { hasAdminRole, levelRoles, outranks, SAAS_ROLES } from '../../kernel/roles.js';
+import { hasAdminRole, levelRoles, mayManage, outranks, SAAS_ROLES } from '../../kernel/roles.js';
+import type { SessionEntity } from '../session/index.js';
 import { SYSTEM_USER_FIELDS, type UserEntity } from '../user/index.js';
 import { PasswordHasher } from '../user/password.js';
 import { UserService } from '../user/user.service.js';
@@ -115,6 +116,26 @@ export class UserAdminService implements OnModuleInit {
     await this.bucket.discardAll(store.id, id);
     await this.users.delete(store.id, id);
     this.events.emit('user.deleted', { userId: id, storeId: store.id, ownerId: user.ownerId });
+  }
+
+  // A user's live sessions (its devices), for whoever manages its profile: itself, or an admin
+  // of its store who outranks it.
+  async listSessions(actor: SessionData, store: Tenant, id: string, query: PageQuery): Promise<[SessionEntity[], number, PageRequest]> {
+    const user = await this.manageable(actor, store, id);
+    return this.sessions.list(store.id, user.id, query);
+  }
+
+  // Ends every session of the user; the caller's own login stays when it ends its own others.
+  async endSessions(actor: SessionData, store: Tenant, id: string): Promise<number> {
+    const user = await this.manageable(actor, store, id);
+    const self = user.id === actor.userId && actor.principal !== 'apiKey';
+    return this.sessions.end(store.id, { userId: user.id, exceptId: self ? actor.sessionId : undefined });
+  }
+
+  private async manageable(actor: SessionData, store: Tenant, id: string): Promise<UserEntity> {
+    const user = await this.visible(store, id);
+    if (!mayManage(actor, user)) throw new AppError('Forbidden', "a user's sessions are managed only by itself or an administrator who outranks it");
+    return user;
   }
 
   private async visible(store: Tenant, id: string): Promise<UserEntity> {
