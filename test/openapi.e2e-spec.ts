@@ -122,7 +122,9 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(start.responses)).toEqual(expect.arrayContaining(['403', '404', '429']));
     expect(doc.paths['/auth-api/verification-services/{flow}/complete'].post.responses['200'].content!['application/json'].schema).toEqual({ $ref: '#/components/schemas/CompleteAnswer' });
     const twoFactor = doc.paths['/auth-api/verification-services/email-2factor-verification/complete'].post;
-    expect(twoFactor.responses['200'].content!['application/json'].schema).toEqual({ $ref: '#/components/schemas/SessionResponse' });
+    // the session, and with refresh tokens on the fresh pair
+    expect(twoFactor.responses['200'].content!['application/json'].schema).toEqual({ $ref: '#/components/schemas/SecondFactorDoneResponse' });
+    expect(Object.keys((doc.components!.schemas!.SecondFactorDoneResponse as { properties: object }).properties)).toEqual(expect.arrayContaining(['sessionId', 'refreshToken', 'accessTokenExpiresAt']));
     const stream = doc.paths['/events/{name}/stream'].get;
     expect(Object.keys(stream.responses['200'].content!)).toEqual(['text/event-stream']);
     expect(stream.parameters!.map((p) => `${p.in} ${p.name}`)).toEqual(expect.arrayContaining(['path name', 'query topics', 'query access_token']));

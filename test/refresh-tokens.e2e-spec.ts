@@ -253,6 +253,23 @@ describe('refresh tokens with a second factor', () => {
   });
 });
 
+describe('refresh tokens and a password reset', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startApp({ settings: { accessTokenMinutes: 5, verification: { verificationMode: 'testMode', flows: { 'password-reset-by-email': { enabled: true } } } } });
+  });
+  afterAll(() => t?.close());
+
+  it('a reset ends every refresh token of the user', async () => {
+    const store = await registerStore(t.http);
+    const p = await loginPair(t, store);
+    const flow = '/auth-api/verification-services/password-reset-by-email';
+    const started = await t.http.post(`${flow}/start`).set(HEADER, store.codename).send({ email: store.ownerEmail }).expect(200);
+    await t.http.post(`${flow}/complete`).set(HEADER, store.codename).send({ email: store.ownerEmail, secretCode: started.body.secretCode, password: 'a brand new password 42' }).expect(200);
+    expectError(await refresh(t, store.codename, p.refreshToken), 401, 'RefreshTokenInvalid');
+  });
+});
+
 describe('offline verification with jose: discovery document, JWKS, issuer and audience', () => {
   let t: TestApp;
   let base: string;

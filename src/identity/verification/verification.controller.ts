@@ -5,10 +5,9 @@ import { AntiBotProtected } from '../antibot/antibot.guard.js';
 import { ApiFailures, ApiResult } from '../../kernel/api-result.js';
 import { Authenticated, Public, USER_ONLY } from '../../kernel/policy.js';
 import { Ctx, type RequestContext } from '../../kernel/request-context.js';
-import { SessionResponse } from '../session/index.js';
 import { SessionService } from '../session/session.service.js';
 import type { SessionData } from '../../kernel/principal.js';
-import { CompleteAnswer, CompleteSecondFactorInput, CompleteVerificationInput, StartAnswer, StartVerificationInput } from './verification.dto.js';
+import { CompleteAnswer, SecondFactorDoneResponse, CompleteSecondFactorInput, CompleteVerificationInput, StartAnswer, StartVerificationInput } from './verification.dto.js';
 import { VerificationService } from './verification.service.js';
 import { LoginTokenService } from '../token/login-tokens.service.js';
 import { TokenCookies } from '../token/token-cookies.js';
@@ -43,7 +42,7 @@ export class VerificationController {
   @Authenticated(SECOND_FACTOR)
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Complete the email second factor: the session without the pending flag.' })
-  @ApiResult(SessionResponse)
+  @ApiResult(SecondFactorDoneResponse)
   @ApiFailures(429)
   async completeEmail2FA(@Ctx() ctx: RequestContext, @Body() input: CompleteSecondFactorInput, @Res({ passthrough: true }) res: Response, @Headers('accept-language') lang?: string) {
     const session = (await this.verification.complete(ctx, 'email-2factor-verification', input, lang)) as SessionData;
@@ -64,7 +63,7 @@ export class VerificationController {
   @Authenticated(SECOND_FACTOR)
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Complete the mobile second factor: the session without the pending flag.' })
-  @ApiResult(SessionResponse)
+  @ApiResult(SecondFactorDoneResponse)
   @ApiFailures(429)
   async completeMobile2FA(@Ctx() ctx: RequestContext, @Body() input: CompleteSecondFactorInput, @Res({ passthrough: true }) res: Response, @Headers('accept-language') lang?: string) {
     const session = (await this.verification.complete(ctx, 'mobile-2factor-verification', input, lang)) as SessionData;

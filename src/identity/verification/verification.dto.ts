@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsOptional, IsString, MaxLength } from 'class-validator';
+import { SessionResponse } from '../session/index.js';
 
 const trimLower = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim().toLowerCase() : value);
 
@@ -68,4 +69,10 @@ export function toStartAnswer(issued: { codeIndex: number; sentAt: Date }, expir
     verificationType,
     ...(secretCode !== undefined && { secretCode }),
   };
+}
+
+// A completed second factor: the session, and with refresh tokens on a fresh pair.
+export class SecondFactorDoneResponse extends SessionResponse {
+  @ApiPropertyOptional({ description: 'With `accessTokenMinutes` set: the next refresh token (the login\'s earlier one no longer works).' }) refreshToken?: string;
+  @ApiPropertyOptional({ format: 'date-time', description: 'With `accessTokenMinutes` set: when the new access token expires.' }) accessTokenExpiresAt?: string;
 }
