@@ -50,6 +50,7 @@ function describe(policy: AuthPolicy | undefined): string {
     policy.bucketToken && 'bucketToken',
     policy.publicWhen && `publicWhen=${policy.publicWhen}`,
     policy.during2FA && 'during2FA',
+    policy.mfaEnrollment && 'mfaEnrollment',
   ]
     .filter(Boolean)
     .join(' ');

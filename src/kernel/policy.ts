@@ -31,6 +31,9 @@ export interface AuthPolicy {
   // Open to a login whose second factor is pending (`/currentuser`, the 2FA routes); every
   // other route answers 403 EmailTwoFactorNeeded / MobileTwoFactorNeeded until it is done.
   during2FA?: boolean;
+  // Open to a login whose role requires an app factor it has not enrolled yet
+  // (mfaRequiredForRoles): the enrolment routes. Second factors still pending close it.
+  mfaEnrollment?: boolean;
 }
 
 export const Authenticated = Reflector.createDecorator<AuthPolicy>();

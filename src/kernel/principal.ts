@@ -13,6 +13,11 @@ export interface SessionData {
   // Present (true) while a second factor of the login is pending.
   sessionNeedsEmail2FA?: boolean;
   sessionNeedsMobile2FA?: boolean;
+  // Present (true) while the authenticator-app factor (TOTP, or a recovery code) is pending.
+  sessionNeedsTotp2FA?: boolean;
+  // Present (true) while the user holds a role of `mfaRequiredForRoles` without an app factor
+  // (TOTP or passkey): only the enrolment routes answer until one is added.
+  mfaEnrollmentNeeded?: boolean;
   // How the caller authenticated: a login (default) or an API key (sessionId is the key's id).
   principal?: 'user' | 'apiKey';
   // An API key made with a list of permissions acts with those only (and never beyond its
@@ -34,6 +39,8 @@ export interface SessionMeta {
 export interface PendingFactors {
   email2FA: boolean;
   mobile2FA: boolean;
+  // The user has an authenticator app (TOTP): a password login must also pass it.
+  totp2FA?: boolean;
 }
 
 // Who is asking, in the one shape every feature's decisions take: a user's login, an API key

@@ -76,7 +76,7 @@ export class AuthGuard implements CanActivate {
       if (session) {
         await this.checkTenant(req, session);
         await this.assertStoreActive(req, session);
-        this.verification.checkRequest(session, routeOf(req), !!policy.during2FA);
+        this.verification.checkRequest(session, routeOf(req), policy);
       }
       req.ctx.session = session;
       return true;
@@ -115,7 +115,7 @@ export class AuthGuard implements CanActivate {
   private admit(req: ContextRequest, policy: AuthPolicy, session: SessionData, superAdminPasses: boolean): boolean {
     // API keys and machine tokens have no second factor; a login's pending one closes the route
     // before its role is looked at.
-    this.verification.checkRequest(session, routeOf(req), !!policy.during2FA);
+    this.verification.checkRequest(session, routeOf(req), policy);
     const pass = (superAdminPasses && session.roles.includes(SAAS_ROLES.superAdmin)) || this.permissionDecides(policy);
     if (policy.roles && !pass && !session.roles.some((r) => policy.roles!.includes(r))) {
       throw new AppError('Forbidden', 'your role does not allow this');

@@ -73,10 +73,12 @@ export class AuthService {
 
   // A user already proven by other means (a social provider, single sign-on): the same checks
   // and the same session as a password login.
-  async loginVerified(store: Tenant, user: UserEntity, meta: SessionMeta): Promise<LoginResult> {
+  // `multiFactor`: the proof was itself multi-factor (a passkey with user verification), so no
+  // second factor is asked after it.
+  async loginVerified(store: Tenant, user: UserEntity, meta: SessionMeta, opts: { multiFactor?: boolean } = {}): Promise<LoginResult> {
     if (!store.isActive) throw new AppError('StoreInactive', `store "${store.codename}" is not active`);
     const pending = this.assertMayLogIn(user);
-    return this.startSession(user, meta, pending);
+    return this.startSession(user, meta, opts.multiFactor ? { email2FA: false, mobile2FA: false, totp2FA: false } : pending);
   }
 
   // The login's answer: the spec's session object with its tokens, and with refresh tokens on

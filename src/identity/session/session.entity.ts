@@ -38,4 +38,7 @@ export class SessionEntity {
 
   @Column({ type: 'boolean', default: false })
   needsMobile2FA: boolean;
+
+  @Column({ type: 'boolean', default: false })
+  needsTotp2FA: boolean;
 }

@@ -20,9 +20,9 @@ export class SessionRepository {
   async insert(storeId: string, session: Omit<SessionEntity, 'storeId' | 'lastSeenAt'>): Promise<SessionEntity> {
     const row = Object.assign(new SessionEntity(), session, { storeId, lastSeenAt: null });
     await this.dataSource.query(
-      `INSERT INTO "sessions" ("id", "storeId", "userId", "createdAt", "expiresAt", "ip", "userAgent", "ssoUserId", "needsEmail2FA", "needsMobile2FA")
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [row.id, storeId, row.userId, row.createdAt, row.expiresAt, row.ip, row.userAgent, row.ssoUserId, row.needsEmail2FA, row.needsMobile2FA],
+      `INSERT INTO "sessions" ("id", "storeId", "userId", "createdAt", "expiresAt", "ip", "userAgent", "ssoUserId", "needsEmail2FA", "needsMobile2FA", "needsTotp2FA")
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [row.id, storeId, row.userId, row.createdAt, row.expiresAt, row.ip, row.userAgent, row.ssoUserId, row.needsEmail2FA, row.needsMobile2FA, row.needsTotp2FA],
     );
     return row;
   }
@@ -59,7 +59,7 @@ export class SessionRepository {
     );
   }
 
-  async clearFactor(storeId: string, id: string, flag: 'needsEmail2FA' | 'needsMobile2FA'): Promise<void> {
+  async clearFactor(storeId: string, id: string, flag: 'needsEmail2FA' | 'needsMobile2FA' | 'needsTotp2FA'): Promise<void> {
     await this.repo().update({ storeId, id }, { [flag]: false });
   }
 

@@ -12,6 +12,8 @@ import { SessionRepository } from './session.repository.js';
 import { toSessionResponse } from './session.dto.js';
 import type { PendingFactors, SessionData, SessionMeta } from '../../kernel/principal.js';
 
+const FACTOR_FLAGS = { email: 'needsEmail2FA', mobile: 'needsMobile2FA', totp: 'needsTotp2FA' } as const;
+
 // How often a session's last use is written, at most.
 const SEEN_EVERY_MS = 60_000;
 
@@ -47,6 +49,7 @@ export class SessionService implements OnModuleDestroy {
       ssoUserId: meta.ssoUserId?.slice(0, 255) ?? null,
       needsEmail2FA: pending.email2FA,
       needsMobile2FA: pending.mobile2FA,
+      needsTotp2FA: pending.totp2FA ?? false,
     });
     // At the cap the oldest sessions end, so a login always succeeds and forgotten devices go
     // first. Concurrent logins may each end the same old rows; none ends a newer one.
@@ -122,8 +125,8 @@ export class SessionService implements OnModuleDestroy {
 
   // A second factor completed: the row first, then every cached copy, so each replica reads
   // the cleared flag. The session as it is now, or undefined when it has ended meanwhile.
-  async completeSecondFactor(storeId: string, sessionId: string, factor: 'email' | 'mobile'): Promise<SessionData | undefined> {
-    await this.sessions.clearFactor(storeId, sessionId, factor === 'email' ? 'needsEmail2FA' : 'needsMobile2FA');
+  async completeSecondFactor(storeId: string, sessionId: string, factor: 'email' | 'mobile' | 'totp'): Promise<SessionData | undefined> {
+    await this.sessions.clearFactor(storeId, sessionId, FACTOR_FLAGS[factor]);
     await this.cache.delete([sessionId]);
     return this.get(storeId, sessionId);
   }
@@ -139,6 +142,12 @@ export class SessionService implements OnModuleDestroy {
     await this.cache.delete(rows.map((r) => r.id));
   }
 
+  // A role of `mfaRequiredForRoles` without an app factor (TOTP or passkey).
+  private mustEnrol(user: UserEntity): boolean {
+    const required = this.config.settings.mfaRequiredForRoles;
+    return required.length > 0 && !user.totpEnabled && !user.hasPasskey && user.roles.some((r) => required.includes(r));
+  }
+
   private async remember(row: SessionEntity, user: UserEntity): Promise<SessionData> {
     const data: SessionData = {
       sessionId: row.id,
@@ -152,6 +161,8 @@ export class SessionService implements OnModuleDestroy {
       ...(row.ssoUserId && { ssoUserId: row.ssoUserId }),
       ...(row.needsEmail2FA && { sessionNeedsEmail2FA: true }),
       ...(row.needsMobile2FA && { sessionNeedsMobile2FA: true }),
+      ...(row.needsTotp2FA && { sessionNeedsTotp2FA: true }),
+      ...(this.mustEnrol(user) && { mfaEnrollmentNeeded: true }),
     };
     await this.cache.set(data.sessionId, data, row.expiresAt.getTime() - this.clock.now().getTime());
     return data;

@@ -45,6 +45,14 @@ export class UserEntity {
   @Column({ type: 'boolean', default: true })
   isActive: boolean;
 
+  // The app factors the user holds (kept by the mfa and passkey features): a password login
+  // then asks for TOTP, and `mfaRequiredForRoles` is satisfied by either.
+  @Column({ type: 'boolean', default: false })
+  totpEnabled: boolean;
+
+  @Column({ type: 'boolean', default: false })
+  hasPasskey: boolean;
+
   // `_owner` in responses: who created the record (the user itself on self-registration).
   @Column({ type: 'uuid', nullable: true })
   ownerId: string | null;

@@ -57,6 +57,13 @@ export class UserRepository {
     return repo.save(repo.merge(user, changes));
   }
 
+  // The user's app factors, without touching recordVersion: they are not part of the profile.
+  async setAppFactors(storeId: string, id: string, factors: { totpEnabled?: boolean; hasPasskey?: boolean }): Promise<void> {
+    const set = Object.entries(factors).filter(([, v]) => v !== undefined);
+    if (!set.length) return;
+    await this.dataSource.query(`UPDATE "users" SET ${set.map(([k], i) => `"${k}" = $${i + 3}`).join(', ')} WHERE "storeId" = $1 AND "id" = $2`, [storeId, id, ...set.map(([, v]) => v)]);
+  }
+
   async delete(storeId: string, id: string): Promise<boolean> {
     const result = await this.repo().delete({ storeId, id });
     return (result.affected ?? 0) > 0;

@@ -112,6 +112,12 @@ export class UserService implements OnModuleInit {
     return toUserResponse(user, this.view);
   }
 
+  // Kept by the features that own the factors (authenticator app, passkeys); the caller drops
+  // the user's cached sessions after it, so the MFA policy sees the change.
+  setAppFactors(storeId: string, id: string, factors: { totpEnabled?: boolean; hasPasskey?: boolean }): Promise<void> {
+    return this.users.setAppFactors(storeId, id, factors);
+  }
+
   findById(storeId: string, id: string): Promise<UserEntity | null> {
     return this.users.findById(storeId, id);
   }

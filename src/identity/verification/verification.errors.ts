@@ -7,6 +7,8 @@ export const VERIFICATION_ERRORS = defineErrors('src/identity/verification/verif
   MobileVerificationNeeded: { status: HttpStatus.FORBIDDEN, message: 'errMsg_MobileNotVerified', description: 'login before the mobile is verified, when required' },
   EmailTwoFactorNeeded: { status: HttpStatus.FORBIDDEN, message: 'errMsg_EmailTwoFactorNeeded', description: 'the login\'s email second factor is pending; `message` names the route (`errMsg_<route>RequiresEmail2FA`)' },
   MobileTwoFactorNeeded: { status: HttpStatus.FORBIDDEN, message: 'errMsg_MobileTwoFactorNeeded', description: 'the login\'s mobile second factor is pending; `message` names the route (`errMsg_<route>RequiresMobile2FA`)' },
+  TotpTwoFactorNeeded: { status: HttpStatus.FORBIDDEN, message: 'errMsg_TotpTwoFactorNeeded', description: 'the login\'s authenticator-app factor is pending; `message` names the route (`errMsg_<route>RequiresTotp2FA`)' },
+  MfaEnrollmentRequired: { status: HttpStatus.FORBIDDEN, message: 'errMsg_MfaEnrollmentRequired', description: 'the user\'s role requires an app factor (`mfaRequiredForRoles`): enrol a TOTP app or a passkey first' },
   VerificationFlowDisabled: { status: HttpStatus.NOT_FOUND, message: 'errMsg_VerificationFlowDisabled', description: 'the verification flow is not enabled in the settings' },
   VerificationResendTooSoon: { status: HttpStatus.TOO_MANY_REQUESTS, message: 'errMsg_VerificationResendTooSoon', description: 'a new code asked for within `resendTimeWindow`' },
   VerificationCodeInvalid: { status: HttpStatus.FORBIDDEN, message: 'errMsg_VerificationCodeInvalid', description: 'a wrong, used or foreign code' },

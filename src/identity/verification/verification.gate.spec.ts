@@ -8,7 +8,7 @@ import { VerificationGate } from './verification.gate.js';
 const session: SessionData = { sessionId: 's', userId: 'u', storeId: 'st', roles: ['tenantUser'], email: 'a@b.c', mobile: null, fullname: null, expiresAt: '' };
 const gate = new VerificationGate({ settings: {} } as AppConfig);
 
-function refusal(s: SessionData, open = false): { errCode: string; message: string } | undefined {
+function refusal(s: SessionData, open: { during2FA?: boolean; mfaEnrollment?: boolean } = {}): { errCode: string; message: string } | undefined {
   try {
     gate.checkRequest(s, { method: 'GET', path: '/auth-api/v1/users/:id' }, open);
     return undefined;
@@ -42,7 +42,21 @@ describe('the second-factor gate', () => {
   });
 
   it('lets routes open during 2FA, and API keys, through', () => {
-    expect(refusal({ ...session, sessionNeedsEmail2FA: true }, true)).toBeUndefined();
+    expect(refusal({ ...session, sessionNeedsEmail2FA: true }, { during2FA: true })).toBeUndefined();
     expect(refusal({ ...session, sessionNeedsEmail2FA: true, principal: 'apiKey' })).toBeUndefined();
+  });
+
+  it('refuses a pending authenticator-app factor after the email and mobile ones, naming the route', () => {
+    expect(refusal({ ...session, sessionNeedsTotp2FA: true })).toEqual({ errCode: 'TotpTwoFactorNeeded', message: 'errMsg_getUsersByIdRequiresTotp2FA' });
+    expect(refusal({ ...session, sessionNeedsEmail2FA: true, sessionNeedsTotp2FA: true })?.errCode).toBe('EmailTwoFactorNeeded');
+  });
+
+  it('a user who must enrol an app factor reaches the enrolment routes and those open during 2FA only', () => {
+    const mustEnrol = { ...session, mfaEnrollmentNeeded: true };
+    expect(refusal(mustEnrol)?.errCode).toBe('MfaEnrollmentRequired');
+    expect(refusal(mustEnrol, { mfaEnrollment: true })).toBeUndefined();
+    expect(refusal(mustEnrol, { during2FA: true })).toBeUndefined();
+    // a second factor still pending closes the enrolment routes too
+    expect(refusal({ ...mustEnrol, sessionNeedsEmail2FA: true }, { mfaEnrollment: true })?.errCode).toBe('EmailTwoFactorNeeded');
   });
 });

@@ -22,7 +22,7 @@ export class VerificationGate {
     if (s.emailVerificationRequiredForLogin && user.email && !user.emailVerified) throw new AppError('EmailVerificationNeeded');
     if (s.mobileVerificationRequiredForLogin && user.mobile && !user.mobileVerified) throw new AppError('MobileVerificationNeeded');
     // A factor needs somewhere to send its code: a user without the identifier has none to pass.
-    return { email2FA: s.email2FARequiredForLogin && !!user.email, mobile2FA: s.mobile2FARequiredForLogin && !!user.mobile };
+    return { email2FA: s.email2FARequiredForLogin && !!user.email, mobile2FA: s.mobile2FARequiredForLogin && !!user.mobile, totp2FA: user.totpEnabled };
   }
 
   // For the registration answer: the client starts these flows next.
@@ -34,11 +34,15 @@ export class VerificationGate {
     };
   }
 
-  // A login with a second factor pending reaches only the routes open during 2FA. `route` is
-  // the Express route path; the message names it (`errMsg_getUsersByIdRequiresEmail2FA`).
-  checkRequest(session: SessionData, route: { method: string; path: string }, openDuring2FA: boolean): void {
-    if (openDuring2FA || session.principal === 'apiKey') return;
-    if (session.sessionNeedsEmail2FA) throw new AppError('EmailTwoFactorNeeded', 'complete the email second factor first', {}, `errMsg_${routeName(route.path, route.method)}RequiresEmail2FA`);
-    if (session.sessionNeedsMobile2FA) throw new AppError('MobileTwoFactorNeeded', 'complete the mobile second factor first', {}, `errMsg_${routeName(route.path, route.method)}RequiresMobile2FA`);
+  // A login with a second factor pending reaches only the routes open during 2FA; one that must
+  // still enrol an app factor (mfaRequiredForRoles) only those and the enrolment routes. `route`
+  // is the Express route path; the message names it (`errMsg_getUsersByIdRequiresEmail2FA`).
+  checkRequest(session: SessionData, route: { method: string; path: string }, open: { during2FA?: boolean; mfaEnrollment?: boolean }): void {
+    if (open.during2FA || session.principal === 'apiKey') return;
+    const name = () => routeName(route.path, route.method);
+    if (session.sessionNeedsEmail2FA) throw new AppError('EmailTwoFactorNeeded', 'complete the email second factor first', {}, `errMsg_${name()}RequiresEmail2FA`);
+    if (session.sessionNeedsMobile2FA) throw new AppError('MobileTwoFactorNeeded', 'complete the mobile second factor first', {}, `errMsg_${name()}RequiresMobile2FA`);
+    if (session.sessionNeedsTotp2FA) throw new AppError('TotpTwoFactorNeeded', 'complete the authenticator-app factor first', {}, `errMsg_${name()}RequiresTotp2FA`);
+    if (session.mfaEnrollmentNeeded && !open.mfaEnrollment) throw new AppError('MfaEnrollmentRequired', 'your role requires an authenticator app or a passkey: enrol one first');
   }
 }

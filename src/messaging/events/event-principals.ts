@@ -69,7 +69,7 @@ export class EventPrincipals {
     const own = session.storeId === store.id ? store : await this.stores.findById(session.storeId);
     if (!own?.isActive) throw new AppError('StoreInactive', 'the store of this login is deactivated');
     // API keys (above) have no second factor.
-    this.verification.checkRequest(session, credentials.route, false);
+    this.verification.checkRequest(session, credentials.route, {});
     return { store, subscriber: { storeId: store.id, session } };
   }
 }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { plainToInstance, Type } from 'class-transformer';
 import {
   Allow,
+  ArrayNotEmpty,
   ArrayUnique,
   IsArray,
   IsBoolean,
@@ -117,6 +118,24 @@ export class RateLimitsSettings {
   @ValidateNested()
   @Type(() => RateLimitSetting)
   refreshPerIp: RateLimitSetting;
+}
+
+// Passkeys (WebAuthn): the relying party and the origins its ceremonies may come from.
+export class WebAuthnSettings {
+  // The domain passkeys are bound to (the web origins' registrable domain or one of its parents).
+  @IsString()
+  @Matches(/^[a-z0-9.-]{1,253}$/, { message: 'rpId must be a domain name (no scheme, port or path)' })
+  rpId: string;
+
+  @IsString()
+  @Matches(/^.{1,100}$/, { message: 'rpName must be 1 to 100 characters' })
+  rpName: string;
+
+  // Web origins (https://app.example.com) and app origins (android:apk-key-hash:...).
+  @IsArray()
+  @ArrayNotEmpty({ message: 'origins must list at least one origin' })
+  @IsString({ each: true })
+  origins: string[];
 }
 
 export class PagingSettings {
@@ -362,6 +381,18 @@ export class ServiceSettings {
   @Min(0.001)
   @Max(3650)
   tokenPeriodInDays: number;
+
+  // Roles whose users must hold an app factor (TOTP or passkey): until they enrol one, only
+  // the enrolment routes, /currentuser and logout answer them.
+  @IsArray()
+  @IsString({ each: true })
+  mfaRequiredForRoles: string[];
+
+  // Passkeys, or null (their routes answer 404 WebAuthnNotConfigured).
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => WebAuthnSettings)
+  webauthn: WebAuthnSettings | null;
 
   // Short access tokens with rotating refresh tokens: the access token's lifetime in minutes,
   // or null for one token living as long as its session.
