@@ -24,6 +24,7 @@ import { EventsModule } from './messaging/events/events.module.js';
 import { HealthModule } from './operations/health/health.module.js';
 import { MetricsModule } from './operations/metrics/metrics.module.js';
 import { NotificationModule } from './messaging/notification/notification.module.js';
+import { PasskeyModule } from './identity/passkey/passkey.module.js';
 import { RateLimitModule } from './kernel/rate-limit/rate-limit.module.js';
 import { RealtimeModule } from './messaging/realtime/realtime.module.js';
 import { RedisModule } from './platform/redis/redis.module.js';
@@ -63,6 +64,7 @@ export class AppModule implements OnModuleInit {
         StoreModule,
         RegistrationModule,
         AuthModule,
+        PasskeyModule,
         SocialModule,
         SsoModule,
         VerificationModule,

@@ -1,0 +1,222 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type RegistrationResponseJSON,
+} from '@simplewebauthn/server';
+import { decodeClientDataJSON, isoBase64URL } from '@simplewebauthn/server/helpers';
+import { AppError } from '../../kernel/errors.js';
+import type { SessionData, SessionMeta } from '../../kernel/principal.js';
+import { RateLimits } from '../../kernel/rate-limit/rate-limit.js';
+import type { Tenant } from '../../kernel/tenant.js';
+import { Clock } from '../../platform/clock/clock.js';
+import { AppConfig } from '../../platform/config/app-config.js';
+import type { WebAuthnSettings } from '../../platform/config/settings.js';
+import { AuthService, type LoginResult } from '../auth/auth.service.js';
+import { SessionService } from '../session/session.service.js';
+import { UserService } from '../user/user.service.js';
+import type { PasskeyLoginInput, PasskeyRegisterInput } from './passkey.dto.js';
+import type { ChallengePurpose, PasskeyEntity } from './passkey.entity.js';
+import { PasskeyRepository } from './passkey.repository.js';
+
+export const CHALLENGE_TTL_MS = 5 * 60_000;
+
+// Passkeys (WebAuthn) through @simplewebauthn/server: enrolment by a logged-in user, and
+// sign-in without a password with a discoverable credential. A passkey verified with user
+// verification is two factors at once (something held, and a PIN or biometric), so its
+// sign-in asks for no second factor.
+@Injectable()
+export class PasskeyService {
+  private readonly logger = new Logger('PasskeyService');
+
+  constructor(
+    private readonly passkeys: PasskeyRepository,
+    private readonly users: UserService,
+    private readonly sessions: SessionService,
+    private readonly auth: AuthService,
+    private readonly limits: RateLimits,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  async registrationOptions(caller: SessionData) {
+    const rp = this.rp();
+    const user = await this.users.findById(caller.storeId, caller.userId);
+    if (!user) throw new AppError('Unauthorized');
+    const existing = await this.passkeys.listForUser(caller.storeId, caller.userId);
+    const options = await generateRegistrationOptions({
+      rpName: rp.rpName,
+      rpID: rp.rpId,
+      // The user handle is the user id: no personal data on the authenticator beyond the names.
+      userID: new TextEncoder().encode(user.id),
+      userName: user.email ?? user.mobile ?? user.id,
+      userDisplayName: user.fullname ?? user.email ?? user.mobile ?? '',
+      timeout: CHALLENGE_TTL_MS,
+      attestationType: 'none',
+      excludeCredentials: existing.map((p) => ({ id: p.credentialId, transports: p.transports })),
+      authenticatorSelection: { residentKey: 'preferred', userVerification: 'required' },
+    });
+    await this.saveChallenge(caller.storeId, options.challenge, 'register', caller.userId);
+    return options;
+  }
+
+  async register(caller: SessionData, input: PasskeyRegisterInput): Promise<PasskeyEntity> {
+    const rp = this.rp();
+    const response = input.response as unknown as RegistrationResponseJSON;
+    const challenge = await this.takeChallenge(caller.storeId, response, 'register');
+    if (challenge.userId !== caller.userId) throw new AppError('PasskeyChallengeExpired', 'this challenge was given to another user');
+    let info;
+    try {
+      const result = await verifyRegistrationResponse({ response, expectedChallenge: challenge.challenge, expectedOrigin: rp.origins, expectedRPID: rp.rpId, requireUserVerification: true });
+      if (!result.verified) throw new Error('not verified');
+      info = result.registrationInfo;
+    } catch (error) {
+      throw new AppError('PasskeyVerificationFailed', (error as Error).message);
+    }
+    if (await this.passkeys.findByCredentialId(caller.storeId, info.credential.id)) throw new AppError('PasskeyVerificationFailed', 'this passkey is already enrolled');
+    const now = this.clock.now();
+    const passkey = await this.passkeys
+      .insert(caller.storeId, {
+        id: randomUUID(),
+        userId: caller.userId,
+        credentialId: info.credential.id,
+        publicKey: Buffer.from(info.credential.publicKey),
+        counter: info.credential.counter,
+        transports: info.credential.transports ?? [],
+        backedUp: info.credentialBackedUp,
+        name: input.name?.trim() || 'Passkey',
+        createdAt: now,
+        lastUsedAt: null,
+      })
+      .catch((error: unknown) => {
+        // The unique credential id: enrolled meanwhile, or in another store.
+        if ((error as { code?: string }).code === '23505') throw new AppError('PasskeyVerificationFailed', 'this passkey is already enrolled');
+        throw error;
+      });
+    await this.setHasPasskey(caller.storeId, caller.userId, true);
+    return passkey;
+  }
+
+  list(caller: SessionData): Promise<PasskeyEntity[]> {
+    this.rp();
+    return this.passkeys.listForUser(caller.storeId, caller.userId);
+  }
+
+  async rename(caller: SessionData, id: string, name: string): Promise<PasskeyEntity> {
+    this.rp();
+    await this.passkeys.rename(caller.storeId, caller.userId, id, name.trim());
+    const passkey = await this.passkeys.findForUser(caller.storeId, caller.userId, id);
+    if (!passkey) throw new AppError('PasskeyNotFound');
+    return passkey;
+  }
+
+  async delete(caller: SessionData, id: string): Promise<void> {
+    this.rp();
+    if (!(await this.passkeys.delete(caller.storeId, caller.userId, id))) throw new AppError('PasskeyNotFound');
+    if ((await this.passkeys.countForUser(caller.storeId, caller.userId)) === 0) await this.setHasPasskey(caller.storeId, caller.userId, false);
+  }
+
+  // Usernameless: no allowCredentials, the authenticator offers the passkeys it holds for rpId.
+  async loginOptions(store: Tenant, meta: SessionMeta) {
+    const rp = this.rp();
+    if (!store.isActive) throw new AppError('StoreInactive', `store "${store.codename}" is not active`);
+    // Each call stores a challenge: counted like a password login's attempts.
+    await this.limits.consume('loginPerIp', meta.ip ?? 'unknown');
+    const options = await generateAuthenticationOptions({ rpID: rp.rpId, userVerification: 'required', timeout: CHALLENGE_TTL_MS });
+    await this.saveChallenge(store.id, options.challenge, 'login', null);
+    return options;
+  }
+
+  async login(store: Tenant, input: PasskeyLoginInput, meta: SessionMeta): Promise<LoginResult> {
+    const rp = this.rp();
+    const response = input.response as unknown as AuthenticationResponseJSON;
+    // Taken first: a failed attempt uses its challenge up too.
+    const challenge = await this.takeChallenge(store.id, response, 'login');
+    // Only this store's passkeys: one enrolled in another store is unknown here.
+    const passkey = await this.passkeys.findByCredentialId(store.id, response.id);
+    if (!passkey) throw new AppError('PasskeyNotFound', 'no passkey with this credential in this store');
+    const user = await this.users.findById(store.id, passkey.userId);
+    if (!user) throw new AppError('PasskeyNotFound', 'the passkey\'s user is gone');
+    const handle = response.response.userHandle;
+    if (handle && isoBase64URL.toUTF8String(handle) !== passkey.userId) throw new AppError('PasskeyVerificationFailed', 'the user handle is not the passkey\'s user');
+
+    let info;
+    try {
+      const result = await verifyAuthenticationResponse({
+        response,
+        expectedChallenge: challenge.challenge,
+        expectedOrigin: rp.origins,
+        expectedRPID: rp.rpId,
+        // Counter 0 here: the library's own counter check would refuse without the log line below.
+        credential: { id: passkey.credentialId, publicKey: new Uint8Array(passkey.publicKey), counter: 0, transports: passkey.transports as never },
+        requireUserVerification: true,
+      });
+      if (!result.verified) throw new Error('not verified');
+      info = result.authenticationInfo;
+    } catch (error) {
+      throw new AppError('PasskeyVerificationFailed', (error as Error).message);
+    }
+    // After the signature: only a genuine assertion with a stale counter is a clone's sign.
+    this.assertCounterMoves(passkey, info.newCounter);
+    await this.passkeys.markUsed(store.id, passkey.id, { counter: info.newCounter, backedUp: info.credentialBackedUp, lastUsedAt: this.clock.now() });
+    return this.auth.loginVerified(store, user, meta, { multiFactor: true });
+  }
+
+  toLoginResponse(result: LoginResult) {
+    return this.auth.toResponse(result);
+  }
+
+  // For the app-factor summary and an administrator's reset of a user's factors.
+  count(storeId: string, userId: string): Promise<number> {
+    return this.passkeys.countForUser(storeId, userId);
+  }
+
+  async deleteAllForUser(storeId: string, userId: string): Promise<void> {
+    await this.passkeys.deleteAllForUser(storeId, userId);
+    await this.setHasPasskey(storeId, userId, false);
+  }
+
+  private rp(): WebAuthnSettings {
+    const rp = this.config.settings.webauthn;
+    if (!rp) throw new AppError('WebAuthnNotConfigured', 'passkeys are off (settings webauthn)');
+    return rp;
+  }
+
+  private async saveChallenge(storeId: string, challenge: string, purpose: ChallengePurpose, userId: string | null): Promise<void> {
+    const now = this.clock.now();
+    await this.passkeys.insertChallenge(storeId, { challenge, purpose, userId, expiresAt: new Date(now.getTime() + CHALLENGE_TTL_MS) }, now);
+  }
+
+  // The challenge the authenticator signed, taken (deleted) so it serves once.
+  private async takeChallenge(storeId: string, response: { response: { clientDataJSON: string } }, purpose: ChallengePurpose) {
+    let signed: string;
+    try {
+      signed = decodeClientDataJSON(response.response.clientDataJSON).challenge;
+    } catch {
+      throw new AppError('PasskeyVerificationFailed', 'clientDataJSON is not readable');
+    }
+    if (typeof signed !== 'string' || signed.length > 100) throw new AppError('PasskeyVerificationFailed', 'clientDataJSON has no challenge');
+    const row = await this.passkeys.takeChallenge(storeId, signed, purpose);
+    if (!row || row.expiresAt <= this.clock.now()) throw new AppError('PasskeyChallengeExpired');
+    return row;
+  }
+
+  // A counter that does not move forward means a cloned authenticator: refused and logged.
+  // Authenticators that keep no counter (synced passkeys) always say 0.
+  private assertCounterMoves(passkey: PasskeyEntity, counter: number): void {
+    if ((counter > 0 || passkey.counter > 0) && counter <= passkey.counter) {
+      this.logger.warn({ storeId: passkey.storeId, userId: passkey.userId, passkeyId: passkey.id, stored: passkey.counter, received: counter }, 'passkey signature counter did not increase: possible cloned authenticator');
+      throw new AppError('PasskeyVerificationFailed', 'the signature counter did not increase');
+    }
+  }
+
+  private async setHasPasskey(storeId: string, userId: string, hasPasskey: boolean): Promise<void> {
+    await this.users.setAppFactors(storeId, userId, { hasPasskey });
+    // Cached sessions recompute whether an app factor must still be enrolled.
+    await this.sessions.forgetCached(storeId, userId);
+  }
+}
