@@ -185,6 +185,36 @@ await main(process.argv[2], process.argv[3]);
       expect(errors.join('\n')).toMatch(/passwrd/);
     });
 
+    // The browser's part (navigator.credentials) cannot run here: passkeys-browser.e2e-spec.ts runs it.
+    it('types the passkey calls: the options for the browser, the credential to verify, the passkey and the login they give', () => {
+      const passkeys = `
+import type { paths } from './api.js';
+
+type Body<P extends keyof paths, M extends 'get' | 'post'> = paths[P][M] extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+type Ok<P extends keyof paths, M extends 'get' | 'post', S extends number> = paths[P][M] extends { responses: { [K in S]: { content: { 'application/json': infer R } } } } ? R : never;
+
+export function shapes(
+  request: Ok<'/auth-api/passkeys/login/options', 'post', 200>,
+  creation: Ok<'/auth-api/passkeys/register/options', 'post', 200>,
+  created: Ok<'/auth-api/passkeys/register/verify', 'post', 201>,
+  session: Ok<'/auth-api/passkeys/login/verify', 'post', 200>,
+  list: Ok<'/auth-api/passkeys', 'get', 200>,
+): unknown[] {
+  const challenge: string = request.challenge;
+  const rpId: string = request.rpId;
+  const userHandle: string = creation.user.id;
+  const enrol: Body<'/auth-api/passkeys/register/verify', 'post'> = { response: { id: 'a', rawId: 'a', type: 'public-key', response: { clientDataJSON: 'x' }, clientExtensionResults: {} }, name: 'Laptop' };
+  const signIn: Body<'/auth-api/passkeys/login/verify', 'post'> = { response: enrol.response };
+  const backedUp: boolean = created.passkey.backedUp;
+  const token: string = session.accessToken;
+  const names: string[] = list.passkeys.map((p) => p.name);
+  return [challenge, rpId, userHandle, signIn, backedUp, token, names];
+}
+`;
+      expect(typeErrors({ 'api.ts': types, 'passkeys.ts': passkeys })).toEqual([]);
+      expect(typeErrors({ 'api.ts': types, 'passkeys.ts': passkeys.replace('const token: string', 'const token: number') }).join('\n')).toMatch(/not assignable to type 'number'/);
+    });
+
     it('runs against the service and gets the user it registered', async () => {
       typeErrors({ 'api.ts': types, 'client.ts': program });
       await new Promise<void>((resolve) => t.app.getHttpServer().listen(0, '127.0.0.1', resolve));

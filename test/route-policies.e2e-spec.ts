@@ -28,6 +28,15 @@ const ROUTES = [
   { method: 'POST', path: '/auth-api/introspect', policy: `authenticated(apiKey,machine) ${ADMINS} permission=none` },
   { method: 'POST', path: '/auth-api/login', policy: 'public' },
   { method: 'POST', path: '/auth-api/logout', policy: 'public' },
+  // passkeys: the caller's own, in its store; enrolment stays open to a user whose role must
+  // still enrol an app factor. Sign-in is public: the passkey's signature is the credential
+  { method: 'GET', path: '/auth-api/passkeys', policy: 'authenticated(user) permission=none' },
+  { method: 'DELETE', path: '/auth-api/passkeys/:id', policy: 'authenticated(user) permission=none' },
+  { method: 'PATCH', path: '/auth-api/passkeys/:id', policy: 'authenticated(user) permission=none' },
+  { method: 'POST', path: '/auth-api/passkeys/login/options', policy: 'public' },
+  { method: 'POST', path: '/auth-api/passkeys/login/verify', policy: 'public' },
+  { method: 'POST', path: '/auth-api/passkeys/register/options', policy: 'authenticated(user) permission=none mfaEnrollment' },
+  { method: 'POST', path: '/auth-api/passkeys/register/verify', policy: 'authenticated(user) permission=none mfaEnrollment' },
   // the caller's own permissions (read afresh per request)
   { method: 'GET', path: '/auth-api/permissions', policy: 'authenticated(user,apiKey) permission=none' },
   { method: 'GET', path: '/auth-api/permissions/:name', policy: 'authenticated(user,apiKey) permission=none' },
@@ -120,6 +129,8 @@ const PUBLIC_PATHS = [
   'GET /auth-api/challenge',
   'POST /auth-api/login',
   'POST /auth-api/logout',
+  'POST /auth-api/passkeys/login/options',
+  'POST /auth-api/passkeys/login/verify',
   'GET /auth-api/publickey',
   'POST /auth-api/realtime/webhook',
   'GET /auth-api/v1/briefstores',
