@@ -79,8 +79,8 @@ describeWithChromium('passkeys in a real browser (Chromium with a virtual authen
     }));
   }, 30_000);
 
-  const enrol = (store: RegisteredStore, token: string, name?: string) => page.evaluate(([c, tk, n]) => (window as any).enrol(c, tk, n), [store.codename, token, name] as const) as Promise<Answer>;
-  const signIn = (store: RegisteredStore) => page.evaluate((c) => (window as any).signIn(c), store.codename) as Promise<Answer>;
+  const enrol = (store: RegisteredStore, token: string, name?: string) => page.evaluate(([c, tk, n]) => (globalThis as any).enrol(c, tk, n), [store.codename, token, name] as const) as Promise<Answer>;
+  const signIn = (store: RegisteredStore) => page.evaluate((c) => (globalThis as any).signIn(c), store.codename) as Promise<Answer>;
   // A supertest call to the store with a login's token.
   const as = (store: RegisteredStore, token: string, method: 'get' | 'patch' | 'delete', path: string) => t.http[method](path).set('svc-store-codename', store.codename).set('authorization', `Bearer ${token}`);
   const storedCounter = async (id: string) => Number((await t.app.get(DataSource).query(`SELECT "counter" FROM "passkeys" WHERE "id" = $1`, [id]))[0].counter);
