@@ -210,7 +210,9 @@ async function refreshScenario(port: number, pid: number, floorFile: string): Pr
     return session.refreshToken as string;
   };
   const refreshRound = async (secs: number): Promise<Round> => {
-    // One session per connection: its token is replaced by each answer's.
+    // One session per connection. autocannon clears a connection's context after each request
+    // of a one-request list, so the tokens live in a shared queue instead: a request takes one,
+    // its answer puts the successor back (before the connection builds its next request).
     const tokens = await Promise.all(Array.from({ length: connections }, fresh));
     const cpu0 = cpuMicros(pid);
     const r = await autocannon({
@@ -221,12 +223,9 @@ async function refreshScenario(port: number, pid: number, floorFile: string): Pr
         {
           method: 'POST',
           headers: { ...store, 'content-type': 'application/json' },
-          setupRequest: (req: any, context: any) => {
-            context.token ??= tokens.pop();
-            return { ...req, body: JSON.stringify({ refreshToken: context.token }) };
-          },
-          onResponse: (status: number, body: string, context: any) => {
-            if (status === 200) context.token = JSON.parse(body).refreshToken;
+          setupRequest: (req: any) => ({ ...req, body: JSON.stringify({ refreshToken: tokens.shift() }) }),
+          onResponse: (status: number, body: string) => {
+            if (status === 200) tokens.push(JSON.parse(body).refreshToken);
           },
         },
       ],
