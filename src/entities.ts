@@ -2,6 +2,7 @@
 // the root, so that the database layer knows no feature.
 import { ApiKeyEntity } from './identity/apikey/api-key.entity.js';
 import { AvatarUploadEntity } from './identity/bucket/bucket.entity.js';
+import { RecoveryCodeEntity, TotpFactorEntity } from './identity/mfa/mfa.entity.js';
 import { NotificationEntity } from './messaging/notification/notification.entity.js';
 import { PermissionGrantEntity, UserGroupEntity, UserGroupMemberEntity } from './access/access.entity.js';
 import { SessionEntity } from './identity/session/session.entity.js';
@@ -12,4 +13,4 @@ import { StoreEntity } from './identity/store/store.entity.js';
 import { UserEntity } from './identity/user/user.entity.js';
 import { VerificationCodeEntity } from './identity/verification/verification.entity.js';
 
-export const ENTITIES = [StoreEntity, UserEntity, SessionEntity, SigningKeyEntity, NotificationEntity, ApiKeyEntity, AvatarUploadEntity, VerificationCodeEntity, SocialIdentityEntity, SocialCodeEntity, UserGroupEntity, UserGroupMemberEntity, PermissionGrantEntity, RefreshTokenEntity];
+export const ENTITIES = [StoreEntity, UserEntity, SessionEntity, SigningKeyEntity, NotificationEntity, ApiKeyEntity, AvatarUploadEntity, VerificationCodeEntity, SocialIdentityEntity, SocialCodeEntity, UserGroupEntity, UserGroupMemberEntity, PermissionGrantEntity, RefreshTokenEntity, TotpFactorEntity, RecoveryCodeEntity];

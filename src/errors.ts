@@ -4,6 +4,7 @@ import { ANTIBOT_ERRORS } from './identity/antibot/antibot.errors.js';
 import { API_KEY_ERRORS } from './identity/apikey/api-key.errors.js';
 import { AUTH_ERRORS } from './identity/auth/auth.errors.js';
 import { BUCKET_ERRORS } from './identity/bucket/bucket.errors.js';
+import { MFA_ERRORS } from './identity/mfa/mfa.errors.js';
 import { M2M_ERRORS } from './identity/m2m/m2m.errors.js';
 import { REGISTRATION_ERRORS } from './identity/registration/registration.errors.js';
 import { REMOTE_SESSION_ERRORS } from './identity/remote-session/remote-session.errors.js';
@@ -32,6 +33,7 @@ registerErrors(
   API_KEY_ERRORS,
   USER_ADMIN_ERRORS,
   VERIFICATION_ERRORS,
+  MFA_ERRORS,
   ANTIBOT_ERRORS,
   SOCIAL_ERRORS,
   SSO_ERRORS,
