@@ -27,6 +27,7 @@ const ROUTES = [
   // RFC 7662 for backend services: a calling service, or an administrator's key (its own store's tokens only)
   { method: 'POST', path: '/auth-api/introspect', policy: `authenticated(apiKey,machine) ${ADMINS} permission=none` },
   { method: 'POST', path: '/auth-api/login', policy: 'public' },
+  { method: 'POST', path: '/auth-api/logout', policy: 'public' },
   // the caller's own app factors, logins only: reading them and enrolling an authenticator app
   // stay open to a role that must enrol first (mfaRequiredForRoles); the sign-in's factor (a code
   // of the app, or a recovery code) is open while it is pending; the rest needs a complete login
@@ -37,7 +38,6 @@ const ROUTES = [
   { method: 'POST', path: '/auth-api/mfa/totp/confirm', policy: 'authenticated(user) permission=none mfaEnrollment' },
   { method: 'POST', path: '/auth-api/mfa/totp/setup', policy: 'authenticated(user) permission=none mfaEnrollment' },
   { method: 'POST', path: '/auth-api/mfa/totp/verify', policy: 'authenticated(user) permission=none during2FA' },
-  { method: 'POST', path: '/auth-api/logout', policy: 'public' },
   // the caller's own permissions (read afresh per request)
   { method: 'GET', path: '/auth-api/permissions', policy: 'authenticated(user,apiKey) permission=none' },
   { method: 'GET', path: '/auth-api/permissions/:name', policy: 'authenticated(user,apiKey) permission=none' },
