@@ -34,6 +34,7 @@ import { SocialModule } from './identity/social/social.module.js';
 import { SsoModule } from './identity/sso/sso.module.js';
 import { StoreModule } from './identity/store/store.module.js';
 import { TenancyMiddleware } from './identity/tenancy/tenancy.middleware.js';
+import { MfaModule } from './identity/mfa/mfa.module.js';
 import { UserAdminModule } from './identity/user-admin/user-admin.module.js';
 import { VerificationModule } from './identity/verification/verification.module.js';
 
@@ -68,6 +69,7 @@ export class AppModule implements OnModuleInit {
         SocialModule,
         SsoModule,
         VerificationModule,
+        MfaModule,
         UserAdminModule,
         BucketModule,
         NotificationModule,

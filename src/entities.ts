@@ -3,6 +3,7 @@
 import { ApiKeyEntity } from './identity/apikey/api-key.entity.js';
 import { AvatarUploadEntity } from './identity/bucket/bucket.entity.js';
 import { PasskeyChallengeEntity, PasskeyEntity } from './identity/passkey/passkey.entity.js';
+import { RecoveryCodeEntity, TotpFactorEntity } from './identity/mfa/mfa.entity.js';
 import { NotificationEntity } from './messaging/notification/notification.entity.js';
 import { PermissionGrantEntity, UserGroupEntity, UserGroupMemberEntity } from './access/access.entity.js';
 import { SessionEntity } from './identity/session/session.entity.js';
@@ -13,4 +14,4 @@ import { StoreEntity } from './identity/store/store.entity.js';
 import { UserEntity } from './identity/user/user.entity.js';
 import { VerificationCodeEntity } from './identity/verification/verification.entity.js';
 
-export const ENTITIES = [StoreEntity, UserEntity, SessionEntity, SigningKeyEntity, NotificationEntity, ApiKeyEntity, AvatarUploadEntity, VerificationCodeEntity, SocialIdentityEntity, SocialCodeEntity, UserGroupEntity, UserGroupMemberEntity, PermissionGrantEntity, RefreshTokenEntity, PasskeyEntity, PasskeyChallengeEntity];
+export const ENTITIES = [StoreEntity, UserEntity, SessionEntity, SigningKeyEntity, NotificationEntity, ApiKeyEntity, AvatarUploadEntity, VerificationCodeEntity, SocialIdentityEntity, SocialCodeEntity, UserGroupEntity, UserGroupMemberEntity, PermissionGrantEntity, RefreshTokenEntity, PasskeyEntity, PasskeyChallengeEntity, TotpFactorEntity, RecoveryCodeEntity];

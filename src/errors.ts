@@ -4,6 +4,7 @@ import { ANTIBOT_ERRORS } from './identity/antibot/antibot.errors.js';
 import { API_KEY_ERRORS } from './identity/apikey/api-key.errors.js';
 import { AUTH_ERRORS } from './identity/auth/auth.errors.js';
 import { BUCKET_ERRORS } from './identity/bucket/bucket.errors.js';
+import { MFA_ERRORS } from './identity/mfa/mfa.errors.js';
 import { M2M_ERRORS } from './identity/m2m/m2m.errors.js';
 import { PASSKEY_ERRORS } from './identity/passkey/passkey.errors.js';
 import { REGISTRATION_ERRORS } from './identity/registration/registration.errors.js';
@@ -34,6 +35,7 @@ registerErrors(
   USER_ADMIN_ERRORS,
   VERIFICATION_ERRORS,
   PASSKEY_ERRORS,
+  MFA_ERRORS,
   ANTIBOT_ERRORS,
   SOCIAL_ERRORS,
   SSO_ERRORS,

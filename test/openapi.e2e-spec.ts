@@ -10,7 +10,7 @@ import { PolicyAudit } from '../src/kernel/policy-audit.js';
 import { startApp, unique, type TestApp } from './helpers.js';
 
 type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> } };
-type Operation = { security?: unknown[]; parameters?: Array<{ name: string; in: string }>; responses: Record<string, { $ref?: string; content?: Record<string, { schema?: unknown }> }> };
+type Operation = { security?: unknown[]; requestBody?: unknown; parameters?: Array<{ name: string; in: string }>; responses: Record<string, { $ref?: string; content?: Record<string, { schema?: unknown }> }> };
 
 const METHODS = ['get', 'post', 'patch', 'put', 'delete'];
 
@@ -129,6 +129,24 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(stream.responses['200'].content!)).toEqual(['text/event-stream']);
     expect(stream.parameters!.map((p) => `${p.in} ${p.name}`)).toEqual(expect.arrayContaining(['path name', 'query topics', 'query access_token']));
     expect(Object.keys(stream.responses)).toEqual(expect.arrayContaining(['401', '403', '404']));
+  });
+
+  it('documents the authenticator-app routes, their answers and failures', () => {
+    const schemaOf = (op: { responses: Record<string, { content?: Record<string, { schema?: unknown }> }> }) => op.responses['200'].content!['application/json'].schema;
+    expect(schemaOf(doc.paths['/auth-api/mfa'].get)).toEqual({ $ref: '#/components/schemas/MfaFactorsResponse' });
+    expect(Object.keys((doc.components!.schemas!.MfaFactorsResponse as { properties: object }).properties).sort()).toEqual(['passkeys', 'recoveryCodesLeft', 'totp']);
+    expect(schemaOf(doc.paths['/auth-api/mfa/totp/setup'].post)).toEqual({ $ref: '#/components/schemas/TotpSetupResponse' });
+    expect(schemaOf(doc.paths['/auth-api/mfa/totp/confirm'].post)).toEqual({ $ref: '#/components/schemas/RecoveryCodesResponse' });
+    expect(schemaOf(doc.paths['/auth-api/mfa/recovery/regenerate'].post)).toEqual({ $ref: '#/components/schemas/RecoveryCodesResponse' });
+    for (const path of ['/auth-api/mfa/totp/verify', '/auth-api/mfa/recovery']) {
+      const op = doc.paths[path].post;
+      expect(schemaOf(op)).toEqual({ $ref: '#/components/schemas/SecondFactorDoneResponse' });
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '403', '429']));
+      expect(op.requestBody).toBeDefined();
+    }
+    expect(doc.paths['/auth-api/mfa/totp'].delete.requestBody).toBeDefined();
+    expect(schemaOf(doc.paths['/auth-api/v1/users/{id}/mfa'].delete)).toEqual({ $ref: '#/components/schemas/SessionsEndedResponse' });
+    expect(Object.keys((doc.components!.schemas!.SessionResponse as { properties: object }).properties)).toEqual(expect.arrayContaining(['sessionNeedsTotp2FA', 'mfaEnrollmentNeeded']));
   });
 
   describe('a typed client generated from it (openapi-typescript)', () => {

@@ -28,6 +28,16 @@ const ROUTES = [
   { method: 'POST', path: '/auth-api/introspect', policy: `authenticated(apiKey,machine) ${ADMINS} permission=none` },
   { method: 'POST', path: '/auth-api/login', policy: 'public' },
   { method: 'POST', path: '/auth-api/logout', policy: 'public' },
+  // the caller's own app factors, logins only: reading them and enrolling an authenticator app
+  // stay open to a role that must enrol first (mfaRequiredForRoles); the sign-in's factor (a code
+  // of the app, or a recovery code) is open while it is pending; the rest needs a complete login
+  { method: 'GET', path: '/auth-api/mfa', policy: 'authenticated(user) permission=none mfaEnrollment' },
+  { method: 'POST', path: '/auth-api/mfa/recovery', policy: 'authenticated(user) permission=none during2FA' },
+  { method: 'POST', path: '/auth-api/mfa/recovery/regenerate', policy: 'authenticated(user) permission=none' },
+  { method: 'DELETE', path: '/auth-api/mfa/totp', policy: 'authenticated(user) permission=none' },
+  { method: 'POST', path: '/auth-api/mfa/totp/confirm', policy: 'authenticated(user) permission=none mfaEnrollment' },
+  { method: 'POST', path: '/auth-api/mfa/totp/setup', policy: 'authenticated(user) permission=none mfaEnrollment' },
+  { method: 'POST', path: '/auth-api/mfa/totp/verify', policy: 'authenticated(user) permission=none during2FA' },
   // passkeys: the caller's own, in its store; enrolment stays open to a user whose role must
   // still enrol an app factor. Sign-in is public: the passkey's signature is the credential
   { method: 'GET', path: '/auth-api/passkeys', policy: 'authenticated(user) permission=none' },
@@ -89,6 +99,8 @@ const ROUTES = [
   { method: 'PATCH', path: '/auth-api/v1/users/:id', policy: 'authenticated(user,apiKey) permission=users.update' },
   // a user's sessions (devices): admins of the store, only over users they outrank (checked in
   // the service); ending them is a change to the user, as a deactivation is
+  // an administrator who outranks the user resets its app factors (never its own) and ends its sessions
+  { method: 'DELETE', path: '/auth-api/v1/users/:id/mfa', policy: `authenticated(user,apiKey) ${ADMINS} permission=users.update` },
   { method: 'DELETE', path: '/auth-api/v1/users/:id/sessions', policy: `authenticated(user,apiKey) ${ADMINS} permission=users.update` },
   { method: 'GET', path: '/auth-api/v1/users/:id/sessions', policy: `authenticated(user,apiKey) ${ADMINS} permission=users.read` },
   // internal: other services, with a machine token

@@ -83,7 +83,8 @@ export class AuthGuard implements CanActivate {
     }
     if (!policy.principals.user) throw new AppError('PrincipalNotAccepted', 'this route does not accept user sessions');
 
-    const { session, token } = await this.authentication.authenticate(req, { bucketToken: policy.bucketToken });
+    // The second-factor routes tell a sign-in ended by too many wrong codes from any other end.
+    const { session, token } = await this.authentication.authenticate(req, { bucketToken: policy.bucketToken, secondFactorRoute: policy.during2FA && !policy.noLoginShape });
     await this.checkTenant(req, session);
     await this.assertStoreActive(req, session);
     req.ctx.accessToken = token;

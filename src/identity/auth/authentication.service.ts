@@ -6,6 +6,7 @@ import { RemoteSessionService } from '../remote-session/remote-session.service.j
 import { SessionService } from '../session/session.service.js';
 import type { SessionData } from '../../kernel/principal.js';
 import { ROOT_CODENAME, type Tenant } from '../../kernel/tenant.js';
+import { RateLimits } from '../../kernel/rate-limit/rate-limit.js';
 import { TokenCookies } from '../token/token-cookies.js';
 import { accessTokenName, extractApiKey, extractToken } from '../token/token-extractor.js';
 import { TokenService } from '../token/token.service.js';
@@ -19,6 +20,7 @@ export class AuthenticationService {
     private readonly config: AppConfig,
     private readonly remote: RemoteSessionService,
     private readonly cookies: TokenCookies,
+    private readonly limits: RateLimits,
   ) {}
 
   private readonly apiKeyPrefix = `sk_${this.config.env.PROJECT_CODENAME}_`;
@@ -39,7 +41,7 @@ export class AuthenticationService {
     return extractToken(req, this.tokenNames(req.ctx.store!), (v) => v.startsWith(this.apiKeyPrefix)) !== undefined;
   }
 
-  async authenticate(req: ContextRequest, opts: { bucketToken?: boolean } = {}): Promise<{ session: SessionData; token: string }> {
+  async authenticate(req: ContextRequest, opts: { bucketToken?: boolean; secondFactorRoute?: boolean } = {}): Promise<{ session: SessionData; token: string }> {
     const token = extractToken(req, this.tokenNames(req.ctx.store!), (v) => v.startsWith(this.apiKeyPrefix));
     if (!token) throw new AppError('Unauthorized', 'no access token');
     // A token the remote service issued stands for its session there (settings remoteSession).
@@ -47,7 +49,15 @@ export class AuthenticationService {
     const claims = await this.tokens.verify(token);
     if (claims.use === 'bucket' && !opts.bucketToken) throw new AppError('Unauthorized', 'a bucket token is not an access token');
     const session = await this.sessions.get(claims.storeId, claims.sessionId);
-    if (!session || session.userId !== claims.userId) throw new AppError('Unauthorized', 'the session has ended');
+    if (!session || session.userId !== claims.userId) {
+      // Only on this refusal path, never for a live session: a sign-in that too many wrong
+      // authenticator codes ended answers its further tries 429, on any replica (the counter
+      // is the mfa feature's limit, in Redis when configured).
+      if (opts.secondFactorRoute && (await this.limits.exhausted('totpPerSession', claims.sessionId))) {
+        throw new AppError('TotpAttemptsExceeded', 'too many wrong codes ended this sign-in: log in again');
+      }
+      throw new AppError('Unauthorized', 'the session has ended');
+    }
     return { session, token };
   }
 

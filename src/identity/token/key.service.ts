@@ -4,7 +4,7 @@ import { Injectable } from '@nestjs/common';
 import { Clock, DAY_MS } from '../../platform/clock/clock.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { Transactions } from '../../platform/database/transactions.js';
-import { KeyEncryption } from './key-encryption.js';
+import { KeyEncryption } from '../../platform/crypto/key-encryption.js';
 import type { SigningKeyEntity } from './signing-key.entity.js';
 import { SigningKeyRepository } from './signing-key.repository.js';
 

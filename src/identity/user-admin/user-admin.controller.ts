@@ -94,4 +94,13 @@ export class UserAdminController {
     const ended = await this.admin.endSessions(ctx.session!, ctx.store!, params.id);
     return { status: 'OK', ended };
   }
+
+  @Delete('v1/users/:id/mfa')
+  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.usersUpdate })
+  @ApiOperation({ summary: "Reset a user's app factors (authenticator app, recovery codes, passkeys) and end its sessions; not your own." })
+  @ApiResult(SessionsEndedResponse)
+  async resetFactors(@Ctx() ctx: RequestContext, @Param() params: UserIdParam) {
+    const ended = await this.admin.resetFactors(ctx.session!, ctx.store!, params.id);
+    return { status: 'OK', ended };
+  }
 }

@@ -4,6 +4,7 @@ import { AppError } from '../../kernel/errors.js';
 import { pageRequest, type PageQuery, type PageRequest } from '../../kernel/paging.js';
 import { ApiKeyService } from '../apikey/api-key.service.js';
 import { BucketService } from '../bucket/bucket.service.js';
+import { MfaService } from '../mfa/mfa.service.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
 import { DomainEvents } from '../../kernel/domain-events.js';
@@ -32,6 +33,7 @@ export class UserAdminService implements OnModuleInit {
     private readonly config: AppConfig,
     private readonly events: DomainEvents,
     private readonly checks: BootChecks,
+    private readonly mfa: MfaService,
   ) {}
 
   onModuleInit(): void {
@@ -130,6 +132,17 @@ export class UserAdminService implements OnModuleInit {
     const user = await this.manageable(actor, store, id);
     const self = user.id === actor.userId && actor.principal !== 'apiKey';
     return this.sessions.end(store.id, { userId: user.id, exceptId: self ? actor.sessionId : undefined });
+  }
+
+  // Removes the user's app factors (authenticator app, recovery codes, passkeys) and ends its
+  // sessions: for a user who lost its device. Never one's own: that goes through a current code
+  // or the password (DELETE /auth-api/mfa/totp).
+  async resetFactors(actor: SessionData, store: Tenant, id: string): Promise<number> {
+    const user = await this.manageable(actor, store, id);
+    if (user.id === actor.userId) throw new AppError('Forbidden', 'your own factors are removed with a current code or your password (DELETE /auth-api/mfa/totp)');
+    const ended = await this.mfa.reset(store.id, user.id);
+    this.events.emit('user.updated', { userId: user.id, storeId: store.id });
+    return ended;
   }
 
   private async manageable(actor: SessionData, store: Tenant, id: string): Promise<UserEntity> {

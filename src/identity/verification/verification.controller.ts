@@ -5,12 +5,10 @@ import { AntiBotProtected } from '../antibot/antibot.guard.js';
 import { ApiFailures, ApiResult } from '../../kernel/api-result.js';
 import { Authenticated, Public, USER_ONLY } from '../../kernel/policy.js';
 import { Ctx, type RequestContext } from '../../kernel/request-context.js';
-import { SessionService } from '../session/session.service.js';
 import type { SessionData } from '../../kernel/principal.js';
-import { CompleteAnswer, SecondFactorDoneResponse, CompleteSecondFactorInput, CompleteVerificationInput, StartAnswer, StartVerificationInput } from './verification.dto.js';
+import { CompleteAnswer, CompleteSecondFactorInput, CompleteVerificationInput, StartAnswer, StartVerificationInput } from './verification.dto.js';
 import { VerificationService } from './verification.service.js';
-import { LoginTokenService } from '../token/login-tokens.service.js';
-import { TokenCookies } from '../token/token-cookies.js';
+import { SecondFactorAnswer, SecondFactorDoneResponse } from '../token/second-factor.js';
 
 const BASE = 'verification-services';
 // Open to a login whose second factor is pending: that is what they complete.
@@ -23,9 +21,7 @@ const SECOND_FACTOR = { principals: USER_ONLY, permission: null, during2FA: true
 export class VerificationController {
   constructor(
     private readonly verification: VerificationService,
-    private readonly sessions: SessionService,
-    private readonly loginTokens: LoginTokenService,
-    private readonly cookies: TokenCookies,
+    private readonly secondFactor: SecondFactorAnswer,
   ) {}
 
   @Post(`${BASE}/email-2factor-verification/start`)
@@ -46,7 +42,7 @@ export class VerificationController {
   @ApiFailures(429)
   async completeEmail2FA(@Ctx() ctx: RequestContext, @Body() input: CompleteSecondFactorInput, @Res({ passthrough: true }) res: Response, @Headers('accept-language') lang?: string) {
     const session = (await this.verification.complete(ctx, 'email-2factor-verification', input, lang)) as SessionData;
-    return this.afterSecondFactor(ctx, session, res);
+    return this.secondFactor.send(ctx.store!, session, ctx.accessToken, res);
   }
 
   @Post(`${BASE}/mobile-2factor-verification/start`)
@@ -67,16 +63,7 @@ export class VerificationController {
   @ApiFailures(429)
   async completeMobile2FA(@Ctx() ctx: RequestContext, @Body() input: CompleteSecondFactorInput, @Res({ passthrough: true }) res: Response, @Headers('accept-language') lang?: string) {
     const session = (await this.verification.complete(ctx, 'mobile-2factor-verification', input, lang)) as SessionData;
-    return this.afterSecondFactor(ctx, session, res);
-  }
-
-  // With refresh tokens on, the completed login gets a fresh pair (and cookies); otherwise the
-  // session with the access token it already has.
-  private async afterSecondFactor(ctx: RequestContext, session: SessionData, res: Response) {
-    const tokens = await this.loginTokens.afterSecondFactor(session);
-    if (!tokens) return this.sessions.toResponse(session, ctx.accessToken);
-    this.cookies.send(res, ctx.store!, tokens);
-    return this.loginTokens.answer(session, tokens);
+    return this.secondFactor.send(ctx.store!, session, ctx.accessToken, res);
   }
 
   @Post(`${BASE}/:flow/start`)

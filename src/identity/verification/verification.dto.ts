@@ -71,8 +71,3 @@ export function toStartAnswer(issued: { codeIndex: number; sentAt: Date }, expir
   };
 }
 
-// A completed second factor: the session, and with refresh tokens on a fresh pair.
-export class SecondFactorDoneResponse extends SessionResponse {
-  @ApiPropertyOptional({ description: 'With `accessTokenMinutes` set: the next refresh token (the login\'s earlier one no longer works).' }) refreshToken?: string;
-  @ApiPropertyOptional({ format: 'date-time', description: 'With `accessTokenMinutes` set: when the new access token expires.' }) accessTokenExpiresAt?: string;
-}

@@ -78,6 +78,12 @@ export class RateLimits {
     if (state && state.consumedPoints >= this.config.settings.rateLimits[name].points) throw this.tooMany(name, state.msBeforeNext);
   }
 
+  // Whether `key` has used all its points (a reserved attempt that failed was the last one).
+  async exhausted(name: RateLimitName, key: string): Promise<boolean> {
+    const state = await this.limiter(name).get(key);
+    return !!state && state.consumedPoints >= this.config.settings.rateLimits[name].points;
+  }
+
   // Counts a failure; the 429 comes from the next assertOpen.
   async penalize(name: RateLimitName, key: string): Promise<void> {
     await this.limiter(name).penalty(key, 1);

@@ -118,6 +118,18 @@ export class RateLimitsSettings {
   @ValidateNested()
   @Type(() => RateLimitSetting)
   refreshPerIp: RateLimitSetting;
+
+  // Wrong authenticator-app or recovery codes per pending sign-in; at the last one the sign-in
+  // ends (its window should outlast a sign-in left pending).
+  @ValidateNested()
+  @Type(() => RateLimitSetting)
+  totpPerSession: RateLimitSetting;
+
+  // Wrong authenticator-app or recovery codes per user, over all its sessions and the routes that
+  // take a code (enrolment, disabling, new recovery codes); a right code clears the count.
+  @ValidateNested()
+  @Type(() => RateLimitSetting)
+  totpPerUser: RateLimitSetting;
 }
 
 // Passkeys (WebAuthn): the relying party and the origins its ceremonies may come from.

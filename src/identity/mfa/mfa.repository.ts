@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { TotpFactorEntity } from './mfa.entity.js';
+
+// UPDATE and DELETE ... RETURNING answer [rows, count] through TypeORM's postgres driver; INSERT
+// answers rows.
+function rowsOf(result: unknown): unknown[] {
+  return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as unknown[];
+}
+
+const TOTP_COLUMNS = '"userId", "storeId", "secret", "createdAt", "confirmedAt", "lastUsedStep"';
+
+// Tenant-level: store id first, and in every query. Plain SQL: acceptance of a code and use of a
+// recovery code are each one conditional statement, so two replicas never both accept one.
+@Injectable()
+export class MfaRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async findTotp(storeId: string, userId: string): Promise<TotpFactorEntity | undefined> {
+    const rows: TotpFactorEntity[] = await this.dataSource.query(`SELECT ${TOTP_COLUMNS} FROM "totp_factors" WHERE "storeId" = $1 AND "userId" = $2`, [storeId, userId]);
+    return rows[0];
+  }
+
+  // A new pending setup replaces an earlier pending one, never a confirmed one: false then.
+  async startTotp(storeId: string, userId: string, secret: string, now: Date): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `INSERT INTO "totp_factors" ("userId", "storeId", "secret", "createdAt", "confirmedAt", "lastUsedStep")
+       VALUES ($2, $1, $3, $4, NULL, -1)
+       ON CONFLICT ("userId") DO UPDATE SET "secret" = EXCLUDED."secret", "createdAt" = EXCLUDED."createdAt", "lastUsedStep" = -1
+       WHERE "totp_factors"."confirmedAt" IS NULL AND "totp_factors"."storeId" = $1
+       RETURNING "userId"`,
+      [storeId, userId, secret, now],
+    );
+    return rowsOf(rows).length === 1;
+  }
+
+  // Accepts the code of time step `step` only if no code of this step or a later one was
+  // accepted before (`confirmed`: the factor's state it must be in; a pending setup becomes
+  // confirmed by its first code), and only for the secret the code was checked against (a
+  // setup started again meanwhile replaced it).
+  async acceptStep(storeId: string, userId: string, secret: string, step: number, confirmed: boolean, now: Date): Promise<boolean> {
+    const rows: unknown = await this.dataSource.query(
+      `UPDATE "totp_factors" SET "lastUsedStep" = $3, "confirmedAt" = COALESCE("confirmedAt", $5)
+       WHERE "storeId" = $1 AND "userId" = $2 AND "lastUsedStep" < $3 AND ("confirmedAt" IS NOT NULL) = $4 AND "secret" = $6
+       RETURNING "userId"`,
+      [storeId, userId, step, confirmed, now, secret],
+    );
+    return rowsOf(rows).length === 1;
+  }
+
+  async deleteTotp(storeId: string, userId: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM "totp_factors" WHERE "storeId" = $1 AND "userId" = $2`, [storeId, userId]);
+  }
+
+  // The user's codes replaced by these, in one statement.
+  async replaceRecoveryCodes(storeId: string, userId: string, rows: { id: string; codeHash: string }[], now: Date): Promise<void> {
+    await this.dataSource.query(
+      `WITH gone AS (DELETE FROM "recovery_codes" WHERE "storeId" = $1 AND "userId" = $2)
+       INSERT INTO "recovery_codes" ("id", "storeId", "userId", "codeHash", "createdAt")
+       SELECT id, $1, $2, hash, $5 FROM unnest($3::uuid[], $4::varchar[]) AS c(id, hash)`,
+      [storeId, userId, rows.map((r) => r.id), rows.map((r) => r.codeHash), now],
+    );
+  }
+
+  // Uses a recovery code up: true for exactly one of any number of concurrent uses.
+  async useRecoveryCode(storeId: string, userId: string, codeHash: string): Promise<boolean> {
+    const rows: unknown = await this.dataSource.query(`DELETE FROM "recovery_codes" WHERE "storeId" = $1 AND "userId" = $2 AND "codeHash" = $3 RETURNING "id"`, [storeId, userId, codeHash]);
+    return rowsOf(rows).length === 1;
+  }
+
+  async countRecoveryCodes(storeId: string, userId: string): Promise<number> {
+    const rows: { n: number }[] = await this.dataSource.query(`SELECT count(*)::int AS n FROM "recovery_codes" WHERE "storeId" = $1 AND "userId" = $2`, [storeId, userId]);
+    return rows[0]?.n ?? 0;
+  }
+
+  async deleteRecoveryCodes(storeId: string, userId: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM "recovery_codes" WHERE "storeId" = $1 AND "userId" = $2`, [storeId, userId]);
+  }
+}

@@ -1,0 +1,262 @@
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Secret, TOTP } from 'otpauth';
+import QRCode from 'qrcode';
+import { AppError } from '../../kernel/errors.js';
+import type { SessionData } from '../../kernel/principal.js';
+import { RateLimits, type RateLimitName } from '../../kernel/rate-limit/rate-limit.js';
+import { levelRoles } from '../../kernel/roles.js';
+import type { Tenant } from '../../kernel/tenant.js';
+import { Clock } from '../../platform/clock/clock.js';
+import { AppConfig } from '../../platform/config/app-config.js';
+import { BootChecks } from '../../platform/config/boot-checks.js';
+import { KeyEncryption } from '../../platform/crypto/key-encryption.js';
+import { SessionService } from '../session/session.service.js';
+import { PasswordHasher } from '../user/password.js';
+import { UserService } from '../user/user.service.js';
+import { MfaRepository } from './mfa.repository.js';
+import { PasskeyService } from '../passkey/passkey.service.js';
+
+// RFC 6238 as authenticator apps expect it: SHA-1, 6 digits, 30 s; one step of drift each way.
+const PERIOD = 30;
+const DIGITS = 6;
+const DRIFT_STEPS = 1;
+// RFC 4226 recommends 160 bits.
+const SECRET_BYTES = 20;
+const RECOVERY_CODES = 10;
+// 12 characters of Crockford's base32 (no i, l, o, u): 60 bits each.
+const RECOVERY_ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+const RECOVERY_LENGTH = 12;
+
+export interface MfaFactors {
+  totp: boolean;
+  passkeys: number;
+  recoveryCodesLeft: number;
+}
+
+// Authenticator apps (TOTP) and recovery codes: enrolment, the pending sign-in's factor, and
+// removal. Every code is accepted by one conditional statement (replay refused on any replica);
+// wrong codes are counted before they are checked, so concurrent guesses get no more than the
+// limit.
+@Injectable()
+export class MfaService implements OnModuleInit {
+  private readonly encryption: KeyEncryption;
+  private readonly pepper: string;
+
+  constructor(
+    private readonly factors: MfaRepository,
+    private readonly users: UserService,
+    private readonly passwords: PasswordHasher,
+    private readonly sessions: SessionService,
+    private readonly limits: RateLimits,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+    private readonly checks: BootChecks,
+    private readonly passkeys: PasskeyService,
+  ) {
+    this.encryption = new KeyEncryption(config.env.KEY_ENCRYPTION_SECRET, { salt: 'svc-totp-secrets', what: 'the authenticator-app secrets' });
+    // With KEY_ENCRYPTION_SECRET a stolen table alone does not let recovery codes be tried offline.
+    this.pepper = config.env.KEY_ENCRYPTION_SECRET ?? 'recovery-codes';
+  }
+
+  // mfaRequiredForRoles names roles that exist: a typo would silently require nothing.
+  onModuleInit(): void {
+    const s = this.config.settings;
+    const known = new Set([
+      ...[true, false].flatMap((atRoot) => Object.values(levelRoles(s.tenancy, atRoot))),
+      ...s.customRoles.map((r) => String(r.value)),
+    ]);
+    const unknown = s.mfaRequiredForRoles.filter((r) => !known.has(r));
+    this.checks.report(unknown.map((r) => `settings.mfaRequiredForRoles: no role "${r}" (built-in: ${[...known].join(', ')})`));
+  }
+
+  async factorsOf(session: SessionData): Promise<MfaFactors> {
+    const { storeId, userId } = session;
+    const [row, passkeys, recoveryCodesLeft] = await Promise.all([
+      this.factors.findTotp(storeId, userId),
+      this.passkeys.count(storeId, userId),
+      this.factors.countRecoveryCodes(storeId, userId),
+    ]);
+    return { totp: !!row?.confirmedAt, passkeys, recoveryCodesLeft };
+  }
+
+  // A new secret, pending until a code of it confirms the setup. Shown this once (and again by a
+  // new setup, which replaces it while none is confirmed).
+  async setup(session: SessionData, store: Tenant): Promise<{ secret: string; otpauthUrl: string; qrCodeSvg: string }> {
+    const secret = new Secret({ size: SECRET_BYTES });
+    const started = await this.factors.startTotp(session.storeId, session.userId, this.encryption.seal(secret.base32), this.clock.now());
+    if (!started) throw new AppError('TotpAlreadyEnabled', 'an authenticator app is already enabled');
+    const totp = this.totp(secret, store, session);
+    const otpauthUrl = totp.toString();
+    const qrCodeSvg = await QRCode.toString(otpauthUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+    return { secret: secret.base32, otpauthUrl, qrCodeSvg };
+  }
+
+  // The first code of the app enables it; the recovery codes come with it.
+  async confirm(session: SessionData, code: string): Promise<string[]> {
+    const { storeId, userId } = session;
+    const row = await this.factors.findTotp(storeId, userId);
+    if (!row) throw new AppError('TotpNotEnabled', 'start with POST /auth-api/mfa/totp/setup');
+    if (row.confirmedAt) throw new AppError('TotpAlreadyEnabled', 'the authenticator app is already enabled');
+    await this.attempt([['totpPerUser', userId]], undefined, () => this.acceptCode(storeId, userId, row.secret, code, false));
+    await this.users.setAppFactors(storeId, userId, { totpEnabled: true });
+    await this.sessions.forgetCached(storeId, userId);
+    return this.newRecoveryCodes(storeId, userId);
+  }
+
+  // The pending sign-in's app factor, by a current code.
+  async verify(session: SessionData, code: string): Promise<SessionData> {
+    const { storeId, userId } = this.pending(session);
+    await this.attempt(this.signInKeys(session), session, async () => {
+      const row = await this.confirmedTotp(storeId, userId);
+      return this.acceptCode(storeId, userId, row.secret, code, true);
+    });
+    return this.complete(session);
+  }
+
+  // The pending sign-in's app factor, by a recovery code (used up).
+  async recover(session: SessionData, code: string): Promise<SessionData> {
+    const { storeId, userId } = this.pending(session);
+    await this.attempt(this.signInKeys(session), session, () => this.factors.useRecoveryCode(storeId, userId, this.hashRecoveryCode(storeId, userId, code)));
+    return this.complete(session);
+  }
+
+  // New recovery codes, the old ones dead, against a current code of the app.
+  async regenerateRecoveryCodes(session: SessionData, code: string): Promise<string[]> {
+    const { storeId, userId } = session;
+    await this.attempt([['totpPerUser', userId]], undefined, async () => {
+      const row = await this.confirmedTotp(storeId, userId);
+      return this.acceptCode(storeId, userId, row.secret, code, true);
+    });
+    return this.newRecoveryCodes(storeId, userId);
+  }
+
+  // The user's own removal of its app: a current code, or its password.
+  async disable(session: SessionData, input: { code?: string; password?: string }): Promise<void> {
+    const { storeId, userId } = session;
+    if (!input.code && !input.password) throw new AppError('MfaCredentialMissing', 'send code (a current one) or password');
+    await this.attempt([['totpPerUser', userId]], undefined, async () => {
+      const row = await this.confirmedTotp(storeId, userId);
+      if (input.code) return this.acceptCode(storeId, userId, row.secret, input.code, true);
+      const user = await this.users.findById(storeId, userId);
+      return !!user && (await this.passwords.verify(input.password!, user.passwordHash));
+    });
+    await this.removeTotp(storeId, userId);
+    await this.sessions.forgetCached(storeId, userId);
+  }
+
+  // An administrator's reset: the app, the recovery codes and the passkeys go, and every
+  // session of the user ends (the next login enrols again where the role requires it).
+  async reset(storeId: string, userId: string): Promise<number> {
+    await this.removeTotp(storeId, userId);
+    await this.passkeys.deleteAllForUser(storeId, userId);
+    await this.users.setAppFactors(storeId, userId, { totpEnabled: false, hasPasskey: false });
+    return this.sessions.end(storeId, { userId });
+  }
+
+  private async removeTotp(storeId: string, userId: string): Promise<void> {
+    await this.factors.deleteTotp(storeId, userId);
+    await this.factors.deleteRecoveryCodes(storeId, userId);
+    await this.users.setAppFactors(storeId, userId, { totpEnabled: false });
+  }
+
+  private pending(session: SessionData): SessionData {
+    if (!session.sessionNeedsTotp2FA) throw new AppError('SecondFactorNotPending', 'this session has no pending authenticator-app factor');
+    return session;
+  }
+
+  // A pending sign-in's wrong codes count for it and for its user (over all its sign-ins).
+  private signInKeys(session: SessionData): [RateLimitName, string][] {
+    return [
+      ['totpPerSession', session.sessionId],
+      ['totpPerUser', session.userId],
+    ];
+  }
+
+  private async complete(session: SessionData): Promise<SessionData> {
+    const updated = await this.sessions.completeSecondFactor(session.storeId, session.sessionId, 'totp');
+    if (!updated) throw new AppError('Unauthorized', 'the session has ended');
+    return updated;
+  }
+
+  private async confirmedTotp(storeId: string, userId: string) {
+    const row = await this.factors.findTotp(storeId, userId);
+    if (!row?.confirmedAt) throw new AppError('TotpNotEnabled', 'no authenticator app is enabled');
+    return row;
+  }
+
+  // Checks a code only after a point of every limit is reserved: of any number of concurrent
+  // wrong codes at most the limit are evaluated, on every replica (the limits are in Redis when
+  // configured). A right code gives its points back and clears the user's count; the wrong code
+  // that uses up a pending sign-in's last point ends the sign-in.
+  private async attempt(keys: [RateLimitName, string][], signIn: SessionData | undefined, check: () => Promise<boolean>): Promise<void> {
+    const giveBack: (() => Promise<void>)[] = [];
+    try {
+      for (const [name, key] of keys) giveBack.push(await this.limits.reserve(name, key));
+    } catch (error) {
+      await Promise.all(giveBack.map((g) => g()));
+      throw tooMany(error);
+    }
+    let ok: boolean;
+    try {
+      ok = await check();
+    } catch (error) {
+      // Not evaluated (no factor, the database unreachable): not a guess.
+      await Promise.all(giveBack.map((g) => g()));
+      throw error;
+    }
+    if (ok) {
+      await Promise.all(keys.map(([name, key]) => this.limits.reset(name, key)));
+      return;
+    }
+    if (signIn && (await this.limits.exhausted('totpPerSession', signIn.sessionId))) {
+      await this.sessions.end(signIn.storeId, { id: signIn.sessionId });
+      throw new AppError('TotpCodeInvalid', 'the code is not valid; too many wrong codes: the sign-in has ended, log in again');
+    }
+    throw new AppError('TotpCodeInvalid', 'the code is not valid');
+  }
+
+  // Accepts a code of the current step or one step either side, once: the step it belongs to is
+  // recorded by a conditional UPDATE, so the same code (or an older one) is refused afterwards.
+  private async acceptCode(storeId: string, userId: string, sealed: string, code: string, confirmed: boolean): Promise<boolean> {
+    const token = code.trim();
+    const timestamp = this.clock.now().getTime();
+    const totp = new TOTP({ secret: Secret.fromBase32(this.encryption.open(sealed)), digits: DIGITS, period: PERIOD, algorithm: 'SHA1' });
+    const delta = totp.validate({ token, timestamp, window: DRIFT_STEPS });
+    if (delta === null) return false;
+    const step = totp.counter({ timestamp }) + delta;
+    return this.factors.acceptStep(storeId, userId, sealed, step, confirmed, this.clock.now());
+  }
+
+  private async newRecoveryCodes(storeId: string, userId: string): Promise<string[]> {
+    const codes = Array.from({ length: RECOVERY_CODES }, () => recoveryCode());
+    const rows = codes.map((c) => ({ id: randomUUID(), codeHash: this.hashRecoveryCode(storeId, userId, c) }));
+    await this.factors.replaceRecoveryCodes(storeId, userId, rows, this.clock.now());
+    return codes;
+  }
+
+  // Bound to the store and the user; dashes, spaces and case do not matter.
+  private hashRecoveryCode(storeId: string, userId: string, code: string): string {
+    const normalized = code.replace(/[\s-]/g, '').toLowerCase();
+    return createHmac('sha256', this.pepper).update(`${storeId}\n${userId}\n${normalized}`).digest('hex');
+  }
+
+  private totp(secret: Secret, store: Tenant, session: SessionData): TOTP {
+    const issuer = store.fullname || store.name || store.codename;
+    const label = session.email ?? session.mobile ?? session.fullname ?? session.userId;
+    return new TOTP({ issuer, label, secret, digits: DIGITS, period: PERIOD, algorithm: 'SHA1' });
+  }
+}
+
+// 12 characters, shown as three groups of four: 60 bits.
+function recoveryCode(): string {
+  const bytes = randomBytes(RECOVERY_LENGTH);
+  const chars = Array.from(bytes, (b) => RECOVERY_ALPHABET[b & 31]);
+  return [0, 4, 8].map((i) => chars.slice(i, i + 4).join('')).join('-');
+}
+
+// The limits' 429 under the feature's code, with its Retry-After.
+function tooMany(error: unknown): unknown {
+  if (!(error instanceof AppError) || error.errCode !== 'TooManyRequests') return error;
+  return new AppError('TotpAttemptsExceeded', 'too many wrong codes: a pending sign-in has ended (log in again); otherwise retry later', error.headers);
+}
