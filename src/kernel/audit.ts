@@ -1,0 +1,84 @@
+import type { Tx } from '../platform/database/transactions.js';
+
+// The audit log's port: every feature records security events through it, and the audit
+// feature (src/operations/audit/) implements it. Features depend on this file only.
+
+export type AuditActorType = 'user' | 'apiKey' | 'machine' | 'system' | 'anonymous';
+
+export interface AuditActor {
+  type: AuditActorType;
+  id: string | null;
+  roleId?: string | null;
+}
+
+export interface AuditTarget {
+  type: string;
+  id: string | null;
+}
+
+// What a feature knows about one event. The request's address, user agent, request id and
+// session come from `AuditContext` (the caller passes the request's when it has one).
+export interface AuditInput {
+  // The store the event belongs to (the root store's id at the SaaS level).
+  storeId: string;
+  // Dotted, from the catalogue in `AUDIT_ACTIONS` (e.g. `user.login.succeeded`).
+  action: AuditAction;
+  outcome: 'success' | 'failure';
+  // A stable code for failures (`wrong_password`, `unknown_user`, ...); never told to the caller.
+  reason?: string | null;
+  actor: AuditActor;
+  target?: AuditTarget | null;
+  // Small, per action, never a secret (no password, hash, code, token or key).
+  details?: Record<string, unknown> | null;
+}
+
+export interface AuditContext {
+  ip?: string | null;
+  userAgent?: string | null;
+  requestId?: string | null;
+  sessionId?: string | null;
+}
+
+// Every action the service records, with what it means: the generated reference
+// (docs/audit-actions.md) is written from this list.
+export const AUDIT_ACTIONS = {
+  'user.login.succeeded': 'a password, social, single sign-on or passkey login started a session',
+  'user.login.failed': 'a login was refused (reason: wrong_password, unknown_user, locked, not_verified, inactive, store_inactive)',
+  'user.login.locked': 'too many failed logins for one username: further attempts are refused for a while',
+  'user.logout': 'a user ended its own session',
+  'session.ended': 'sessions ended by their user, an administrator, a new password or a deactivation',
+  'session.refresh.reused': 'a spent refresh token was used again: its session ended',
+  'user.password.changed': 'a user changed its password',
+  'user.password.reset': 'a password was reset with a verification code or link',
+  'user.verification.completed': 'an email or mobile number was verified',
+  'user.2fa.passed': 'a second factor of a login was completed',
+  'user.2fa.failed': 'a wrong second-factor code',
+  'user.factor.enrolled': 'an app factor (TOTP, passkey) or recovery codes were added',
+  'user.factor.removed': 'an app factor was removed, or all of them by an administrator',
+  'apikey.created': 'an API key was created',
+  'apikey.deleted': 'an API key was deleted',
+  'machine.token.refused': 'a machine token was refused (replay, block list, bad signature)',
+  'user.created': 'a user was created',
+  'user.updated': 'a user was changed (the fields, never secret values)',
+  'user.deactivated': 'a user was deactivated',
+  'user.deleted': 'a user was deleted',
+  'user.role.changed': 'a user\'s roles changed',
+  'permission.grant.added': 'a permission grant was added',
+  'permission.grant.removed': 'a permission grant was removed',
+  'group.changed': 'a user group or its membership changed',
+  'store.created': 'a store was created',
+  'store.updated': 'a store was changed',
+  'store.deactivated': 'a store was deactivated',
+  'user.social.linked': 'a social or single sign-on account was linked to a user',
+  'user.remote.login': 'a remote service\'s login was accepted',
+} as const;
+
+export type AuditAction = keyof typeof AUDIT_ACTIONS;
+
+// Recording. `record` with a transaction writes the entry in it (no change without its entry,
+// no entry without its change); without one (events that write nothing, such as a failed
+// login) the entry is queued and written in batches, never slowing the answer, and a graceful
+// shutdown writes what is queued.
+export abstract class AuditLog {
+  abstract record(input: AuditInput, context?: AuditContext, tx?: Tx): Promise<void>;
+}
