@@ -2,6 +2,7 @@ import { Module, type DynamicModule, type OnModuleInit } from '@nestjs/common';
 import { APP_FILTER, DiscoveryModule } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { AccessModule } from './access/access.module.js';
+import { AuditModule } from './operations/audit/audit.module.js';
 import { AntiBotModule } from './identity/antibot/antibot.module.js';
 import { ApiKeyModule } from './identity/apikey/api-key.module.js';
 import { AuthModule } from './identity/auth/auth.module.js';
@@ -58,6 +59,7 @@ export class AppModule implements OnModuleInit {
         DiscoveryModule,
         RedisModule,
         RateLimitModule,
+        AuditModule,
         AntiBotModule,
         EventsModule,
         EventChannelModule,

@@ -18,6 +18,7 @@ export const P = {
   groupsWrite: 'usergroups.write',
   membersRead: 'usergroupmembers.read',
   membersWrite: 'usergroupmembers.write',
+  auditLogRead: 'auditLog.read',
 } as const;
 
 export type ServicePermission = (typeof P)[keyof typeof P];
@@ -28,6 +29,7 @@ export const SERVICE_PERMISSION_GROUPS: readonly { groupName: string; permission
   { groupName: 'store', permissions: [P.storeUpdate] },
   { groupName: 'permissionGrants', permissions: [P.grantsRead, P.grantsWrite] },
   { groupName: 'userGroups', permissions: [P.groupsRead, P.groupsWrite, P.membersRead, P.membersWrite] },
+  { groupName: 'auditLog', permissions: [P.auditLogRead] },
 ];
 
 // What the routes open to every role (a user reads and changes itself, manages its own keys);

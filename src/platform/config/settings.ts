@@ -191,6 +191,18 @@ export class ApiKeySettings {
   fieldName: string;
 }
 
+export class AuditLogSettings {
+  // Off: nothing is recorded (the routes still read what was).
+  @IsBoolean()
+  enabled: boolean;
+
+  // Entries older than this are deleted by the hourly sweep.
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  retentionDays: number;
+}
+
 export class MachineServiceSetting {
   // The calling service's short name; its tokens carry issuer `<name>-service`.
   @Matches(/^[a-z][a-z0-9-]{0,62}$/, { message: 'name must be a lower-case service name' })
@@ -468,6 +480,11 @@ export class ServiceSettings {
   @ValidateNested()
   @Type(() => ApiKeySettings)
   apiKeys: ApiKeySettings;
+
+  // The security audit trail (docs/audit-log.md).
+  @ValidateNested()
+  @Type(() => AuditLogSettings)
+  auditLog: AuditLogSettings;
 
   @ValidateNested()
   @Type(() => MachineTokenSettings)

@@ -1,0 +1,41 @@
+import { createHash } from 'node:crypto';
+
+// The fields an entry's hash covers, in this order; `details` with its keys sorted at every
+// depth, so PostgreSQL's jsonb (which reorders keys) gives back the same bytes.
+export interface ChainedFields {
+  id: string;
+  storeId: string;
+  seq: string;
+  at: Date;
+  action: string;
+  outcome: string;
+  reason: string | null;
+  actorType: string;
+  actorId: string | null;
+  actorRoleId: string | null;
+  targetType: string | null;
+  targetId: string | null;
+  ip: string | null;
+  userAgent: string | null;
+  requestId: string | null;
+  sessionId: string | null;
+  details: Record<string, unknown> | null;
+}
+
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+  entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+// hash = SHA-256(prevHash ‖ canonical JSON of the entry); the first entry of a store has no
+// prevHash (the empty string).
+export function chainHash(prevHash: string | null, e: ChainedFields): string {
+  const fields = [
+    e.id, e.storeId, String(e.seq), e.at.toISOString(), e.action, e.outcome, e.reason, e.actorType, e.actorId, e.actorRoleId,
+    e.targetType, e.targetId, e.ip, e.userAgent, e.requestId, e.sessionId, e.details,
+  ];
+  return createHash('sha256').update(prevHash ?? '').update(canonicalJson(fields)).digest('hex');
+}

@@ -1,0 +1,164 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { PinoLogger } from 'nestjs-pino';
+import { AuditLog, type AuditContext, type AuditInput } from '../../kernel/audit.js';
+import { EventPublisher } from '../../messaging/broker/event-publisher.js';
+import { Clock, DAY_MS } from '../../platform/clock/clock.js';
+import { AppConfig } from '../../platform/config/app-config.js';
+import type { Tx } from '../../platform/database/transactions.js';
+import { chainHash } from './audit-chain.js';
+import { toAuditEntryResponse } from './audit.dto.js';
+import type { AuditEntryEntity } from './audit.entity.js';
+import { AuditRepository, type AuditFilter, type AuditPosition, type NewAuditEntry } from './audit.repository.js';
+
+const FLUSH_EVERY_MS = 200;
+const FLUSH_AT_ENTRIES = 100;
+const SWEEP_EVERY_MS = 3_600_000;
+const SWEEP_BATCH = 5_000;
+const VERIFY_PAGE = 1_000;
+
+export interface ChainCheck {
+  verified: number;
+  firstBrokenId: string | null;
+}
+
+@Injectable()
+export class AuditService extends AuditLog implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+  private queue: { storeId: string; entry: NewAuditEntry }[] = [];
+  private timer?: NodeJS.Timeout;
+  private flushing: Promise<void> = Promise.resolve();
+  private sweeper?: NodeJS.Timeout;
+
+  constructor(
+    private readonly entries: AuditRepository,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+    private readonly publisher: EventPublisher,
+    private readonly logger: PinoLogger,
+  ) {
+    super();
+    logger.setContext('AuditLog');
+  }
+
+  // With a transaction: written in it. Without: queued, written within ~200 ms in batches.
+  async record(input: AuditInput, context: AuditContext = {}, tx?: Tx): Promise<void> {
+    if (!this.config.settings.auditLog.enabled) return;
+    const entry = this.toEntry(input, context);
+    if (tx) {
+      const written = await this.entries.append(input.storeId, [entry], tx);
+      // Published once written; a transaction rolled back later leaves an event without entry.
+      this.publish(written);
+      return;
+    }
+    this.queue.push({ storeId: input.storeId, entry });
+    if (this.queue.length >= FLUSH_AT_ENTRIES) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), FLUSH_EVERY_MS);
+  }
+
+  // Writes what is queued, one transaction per store; flushes run one after another.
+  flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const batch = this.queue;
+    this.queue = [];
+    this.flushing = this.flushing.then(() => this.write(batch));
+    return this.flushing;
+  }
+
+  onApplicationBootstrap(): void {
+    this.sweeper = setInterval(() => void this.sweep().catch((err: unknown) => this.logger.warn({ err }, 'audit retention sweep failed')), SWEEP_EVERY_MS);
+    this.sweeper.unref();
+  }
+
+  // Before the database closes: nothing queued is lost on a graceful shutdown.
+  async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.sweeper);
+    await this.flush();
+  }
+
+  onApplicationShutdown(): void {
+    clearTimeout(this.timer);
+  }
+
+  // Deletes entries past the retention, a batch per statement; how many went.
+  async sweep(): Promise<number> {
+    const before = new Date(this.clock.now().getTime() - this.config.settings.auditLog.retentionDays * DAY_MS);
+    let total = 0;
+    for (;;) {
+      const n = await this.entries.deleteOlderThan(before, SWEEP_BATCH);
+      total += n;
+      if (n < SWEEP_BATCH) return total;
+    }
+  }
+
+  page(storeId: string, filter: AuditFilter, position: AuditPosition | undefined, limit: number): Promise<AuditEntryEntity[]> {
+    return this.entries.page(storeId, filter, position, limit);
+  }
+
+  count(storeId: string, filter: AuditFilter): Promise<number> {
+    return this.entries.count(storeId, filter);
+  }
+
+  // Walks the store's chain in order. The first entry kept is trusted as the anchor (older
+  // ones may have gone with the retention); from there each must link to the one before and
+  // hash to its stored hash.
+  async verify(storeId: string): Promise<ChainCheck> {
+    let verified = 0;
+    let prev: AuditEntryEntity | undefined;
+    for (;;) {
+      const rows = await this.entries.chainPage(storeId, prev?.seq ?? '0', VERIFY_PAGE);
+      for (const row of rows) {
+        const linked = prev ? row.prevHash === prev.hash && BigInt(row.seq) === BigInt(prev.seq) + 1n : row.seq !== '1' || row.prevHash === null;
+        if (!linked || chainHash(row.prevHash, row) !== row.hash) return { verified, firstBrokenId: row.id };
+        verified++;
+        prev = row;
+      }
+      if (rows.length < VERIFY_PAGE) return { verified, firstBrokenId: null };
+    }
+  }
+
+  private async write(batch: { storeId: string; entry: NewAuditEntry }[]): Promise<void> {
+    const byStore = new Map<string, NewAuditEntry[]>();
+    for (const { storeId, entry } of batch) byStore.set(storeId, [...(byStore.get(storeId) ?? []), entry]);
+    for (const [storeId, entries] of byStore) {
+      try {
+        this.publish(await this.entries.append(storeId, entries));
+      } catch (err) {
+        this.logger.error({ err, storeId, lost: entries.length }, 'audit entries could not be written');
+      }
+    }
+  }
+
+  // `<service>-audit-<action with dots as dashes>`, with the store for the subscribers' filters.
+  private publish(rows: AuditEntryEntity[]): void {
+    for (const row of rows) {
+      const topic = `${this.publisher.service}-audit-${row.action.replaceAll('.', '-')}`;
+      this.publisher.publish(topic, { storeId: row.storeId, entry: toAuditEntryResponse(row) }).catch((err: unknown) => this.logger.warn({ err, topic }, 'audit event not published'));
+    }
+  }
+
+  private toEntry(input: AuditInput, context: AuditContext): NewAuditEntry {
+    return {
+      id: randomUUID(),
+      at: this.clock.now(),
+      action: input.action,
+      outcome: input.outcome,
+      reason: input.reason ?? null,
+      actorType: input.actor.type,
+      actorId: input.actor.id,
+      actorRoleId: input.actor.roleId ?? null,
+      targetType: input.target?.type ?? null,
+      targetId: input.target?.id ?? null,
+      ip: clip(context.ip, 100),
+      userAgent: clip(context.userAgent, 500),
+      requestId: clip(context.requestId, 200),
+      sessionId: clip(context.sessionId, 200),
+      // As jsonb gives it back (no undefined, dates as strings): what the hash covers.
+      details: input.details ? (JSON.parse(JSON.stringify(input.details)) as Record<string, unknown>) : null,
+    };
+  }
+}
+
+function clip(value: string | null | undefined, max: number): string | null {
+  return value ? value.slice(0, max) : null;
+}
