@@ -1,4 +1,5 @@
 import type { Tx } from '../platform/database/transactions.js';
+import type { ContextRequest } from './request-context.js';
 
 // The audit log's port: every feature records security events through it, and the audit
 // feature (src/operations/audit/) implements it. Features depend on this file only.
@@ -81,4 +82,10 @@ export type AuditAction = keyof typeof AUDIT_ACTIONS;
 // shutdown writes what is queued.
 export abstract class AuditLog {
   abstract record(input: AuditInput, context?: AuditContext, tx?: Tx): Promise<void>;
+}
+
+// The request's part of an entry: its address, user agent, request id and the caller's session.
+export function auditContext(req: ContextRequest, sessionId?: string | null): AuditContext {
+  const agent = req.headers['user-agent'];
+  return { ip: req.ip ?? null, userAgent: agent ?? null, requestId: req.ctx?.requestId ?? null, sessionId: sessionId ?? req.ctx?.session?.sessionId ?? null };
 }

@@ -1,11 +1,12 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
 import { ApiResult, DeletedResponse } from '../../kernel/api-result.js';
 import { Envelope, type Enveloped } from '../../kernel/envelope.js';
 import { PageQuery, paging } from '../../kernel/paging.js';
 import { Authenticated, USER_ONLY, USER_OR_API_KEY } from '../../kernel/policy.js';
-import { Ctx, type RequestContext } from '../../kernel/request-context.js';
+import { auditContext } from '../../kernel/audit.js';
+import { Ctx, type ContextRequest, type RequestContext } from '../../kernel/request-context.js';
 import { P } from '../../kernel/service-permissions.js';
 import { ApiKeyIdParam, ApiKeyResponse, CreateApiKeyInput, CreatedApiKeyResponse, toApiKeyResponse, ValidateApiKeyResponse } from './api-key.dto.js';
 import { ApiKeyService } from './api-key.service.js';
@@ -27,8 +28,8 @@ export class ApiKeyController {
   @Envelope({ dataName: 'apiKey', action: 'create' })
   @ApiOperation({ summary: 'Create an API key; the plaintext `key` is shown in this response only.' })
   @ApiResult(CreatedApiKeyResponse)
-  async create(@Ctx() ctx: RequestContext, @Body() input: CreateApiKeyInput): Promise<Enveloped<unknown>> {
-    const { record, key } = await this.apiKeys.create(ctx.session!, input);
+  async create(@Req() req: ContextRequest, @Body() input: CreateApiKeyInput): Promise<Enveloped<unknown>> {
+    const { record, key } = await this.apiKeys.create(req.ctx.session!, input, auditContext(req));
     return { data: { ...toApiKeyResponse(record), key } };
   }
 
@@ -47,8 +48,8 @@ export class ApiKeyController {
   @Envelope({ dataName: 'apiKey', action: 'delete' })
   @ApiOperation({ summary: 'Delete an API key; its cached sessions end at once.' })
   @ApiResult(DeletedResponse)
-  async delete(@Ctx() ctx: RequestContext, @Param() params: ApiKeyIdParam): Promise<Enveloped<unknown>> {
-    await this.apiKeys.delete(ctx.session!, ctx.store!.id, params.id);
+  async delete(@Req() req: ContextRequest, @Param() params: ApiKeyIdParam): Promise<Enveloped<unknown>> {
+    await this.apiKeys.delete(req.ctx.session!, req.ctx.store!.id, params.id, auditContext(req));
     return { data: { id: params.id } };
   }
 

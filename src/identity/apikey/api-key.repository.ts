@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { PageRequest } from '../../kernel/paging.js';
+import { managerOf, type Tx } from '../../platform/database/transactions.js';
 import { ApiKeyEntity } from './api-key.entity.js';
 
 // Tenant-level: the store id comes first on every method, but one. A key presented on a request
@@ -14,8 +15,8 @@ export class ApiKeyRepository {
     return this.dataSource.getRepository(ApiKeyEntity);
   }
 
-  insert(storeId: string, key: Omit<ApiKeyEntity, 'storeId'>): Promise<ApiKeyEntity> {
-    return this.repo.save({ ...key, storeId });
+  insert(storeId: string, key: Omit<ApiKeyEntity, 'storeId'>, tx?: Tx): Promise<ApiKeyEntity> {
+    return managerOf(this.dataSource, tx).getRepository(ApiKeyEntity).save({ ...key, storeId });
   }
 
   // The store's keys, or one user's when `userId` is given: newest first.
@@ -42,7 +43,7 @@ export class ApiKeyRepository {
     await this.repo.update({ storeId, id }, { lastUsedAt: at });
   }
 
-  async delete(storeId: string, id: string): Promise<void> {
-    await this.repo.delete({ storeId, id });
+  async delete(storeId: string, id: string, tx?: Tx): Promise<void> {
+    await managerOf(this.dataSource, tx).getRepository(ApiKeyEntity).delete({ storeId, id });
   }
 }

@@ -3,7 +3,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AccessService } from '../../access/access.service.js';
 import type { TtlCache } from '../../platform/cache/ttl-cache.js';
 import { Clock, DAY_MS } from '../../platform/clock/clock.js';
+import { AuditLog, type AuditContext, type AuditInput } from '../../kernel/audit.js';
 import { AppError } from '../../kernel/errors.js';
+import { Transactions } from '../../platform/database/transactions.js';
 import { pageRequest, type PageQuery, type PageRequest } from '../../kernel/paging.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { DomainEvents } from '../../kernel/domain-events.js';
@@ -34,12 +36,14 @@ export class ApiKeyService {
     private readonly config: AppConfig,
     private readonly events: DomainEvents,
     private readonly access: AccessService,
+    private readonly transactions: Transactions,
+    private readonly audit: AuditLog,
   ) {
     this.keyPrefix = `sk_${config.env.PROJECT_CODENAME}_`;
   }
 
   // A new key: 192 random bits after the prefix. The plaintext leaves here once.
-  async create(actor: SessionData, input: CreateApiKeyInput): Promise<{ record: ApiKeyEntity; key: string }> {
+  async create(actor: SessionData, input: CreateApiKeyInput, context: AuditContext = {}): Promise<{ record: ApiKeyEntity; key: string }> {
     this.assertEnabled();
     const roles = input.roles ?? actor.roles;
     const within = rolesWithin(actor.roles);
@@ -56,17 +60,26 @@ export class ApiKeyService {
     if (input.expiresAt && input.expiresAt <= this.clock.now()) throw new AppError('ValidationFailed', 'expiresAt must be in the future');
 
     const key = this.keyPrefix + randomBytes(24).toString('hex');
-    const record = await this.keys.insert(actor.storeId, {
-      id: randomUUID(),
-      userId: actor.userId,
-      name: input.name,
-      prefix: key.slice(0, this.keyPrefix.length + 6),
-      keyHash: hashApiKey(key),
-      roles: [...new Set(roles)],
-      permissions,
-      expiresAt: input.expiresAt ?? null,
-      lastUsedAt: null,
-      createdAt: this.clock.now(),
+    // The key and its audit entry stand or fall together.
+    const record = await this.transactions.run(async (tx) => {
+      const inserted = await this.keys.insert(actor.storeId, {
+        id: randomUUID(),
+        userId: actor.userId,
+        name: input.name,
+        prefix: key.slice(0, this.keyPrefix.length + 6),
+        keyHash: hashApiKey(key),
+        roles: [...new Set(roles)],
+        permissions,
+        expiresAt: input.expiresAt ?? null,
+        lastUsedAt: null,
+        createdAt: this.clock.now(),
+      }, tx);
+      await this.audit.record(
+        { ...auditBy(actor, 'apikey.created'), target: { type: 'apiKey', id: inserted.id }, details: { name: inserted.name, prefix: inserted.prefix, roles: inserted.roles, permissions, ownerId: inserted.userId } },
+        context,
+        tx,
+      );
+      return inserted;
     });
     this.events.emit('apikey.created', { apiKeyId: record.id, storeId: record.storeId, userId: record.userId });
     return { record, key };
@@ -81,12 +94,15 @@ export class ApiKeyService {
 
   // A key is managed by whoever manages its owner (the user-management rule): a tenantAdmin
   // sees the owner's keys in the list but cannot delete them.
-  async delete(actor: SessionData, storeId: string, id: string): Promise<void> {
+  async delete(actor: SessionData, storeId: string, id: string, context: AuditContext = {}): Promise<void> {
     const key = await this.keys.findById(storeId, id);
     if (!key || (key.userId !== actor.userId && !hasAdminRole(actor.roles))) throw new AppError('NotFound', 'no such API key');
     const owner = await this.users.findById(storeId, key.userId);
     if (owner && !mayManage(actor, owner)) throw new AppError('Forbidden', 'this key belongs to a user you may not manage');
-    await this.keys.delete(storeId, id);
+    await this.transactions.run(async (tx) => {
+      await this.keys.delete(storeId, id, tx);
+      await this.audit.record({ ...auditBy(actor, 'apikey.deleted'), storeId, target: { type: 'apiKey', id }, details: { name: key.name, prefix: key.prefix, ownerId: key.userId } }, context, tx);
+    });
     await this.cache.delete([key.keyHash]);
     this.events.emit('apikey.deleted', { apiKeyId: id, storeId, userId: key.userId });
   }
@@ -144,6 +160,10 @@ export class ApiKeyService {
   private assertEnabled(): void {
     if (!this.config.settings.apiKeys.enabled) throw new AppError('Forbidden', 'API keys are disabled');
   }
+}
+
+function auditBy(actor: SessionData, action: 'apikey.created' | 'apikey.deleted'): AuditInput {
+  return { storeId: actor.storeId, action, outcome: 'success', actor: { type: actor.principal === 'apiKey' ? 'apiKey' : 'user', id: actor.userId, roleId: actor.roles[0] ?? null } };
 }
 
 function invalidKey(): AppError {

@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, HttpStatus, Post, Query, Req, Res } fr
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ApiFailures, ApiResult } from '../../kernel/api-result.js';
+import { AuditLog, auditContext } from '../../kernel/audit.js';
 import { AppError } from '../../kernel/errors.js';
 import { Authenticated, Public, USER_OR_API_KEY } from '../../kernel/policy.js';
 import { Ctx, type ContextRequest, type RequestContext } from '../../kernel/request-context.js';
@@ -39,6 +40,7 @@ export class AuthController {
     private readonly stores: StoreService,
     private readonly loginTokens: LoginTokenService,
     private readonly cookies: TokenCookies,
+    private readonly audit: AuditLog,
     config: AppConfig,
   ) {
     this.view = { multipleRoles: config.settings.usersHaveMultipleRoles };
@@ -52,7 +54,7 @@ export class AuthController {
   @ApiFailures(401, 429) // 401 InvalidCredentials
   async login(@Req() req: ContextRequest, @Body() input: LoginInput, @Res({ passthrough: true }) res: Response) {
     const store = req.ctx.store!;
-    const result = await this.auth.login(store, input, { ip: req.ip, userAgent: req.headers['user-agent'] });
+    const result = await this.auth.login(store, input, { ip: req.ip, userAgent: req.headers['user-agent'] }, auditContext(req));
     this.cookies.send(res, store, result.tokens);
     return this.auth.toResponse(result);
   }
@@ -66,7 +68,11 @@ export class AuthController {
     // An expired access token cannot end its session; the refresh token still names it.
     const session =
       (await this.authentication.tryAuthenticate(req)) ?? (input?.refreshToken ? await this.loginTokens.sessionOf(req.ctx.store!, input.refreshToken) : undefined);
-    if (session) await this.sessions.end(session.storeId, { id: session.sessionId });
+    if (session) {
+      await this.sessions.end(session.storeId, { id: session.sessionId });
+      const actor = { type: session.principal === 'apiKey' ? ('apiKey' as const) : ('user' as const), id: session.userId, roleId: session.roles[0] ?? null };
+      void this.audit.record({ storeId: session.storeId, action: 'user.logout', outcome: 'success', actor, target: { type: 'session', id: session.sessionId } }, auditContext(req, session.sessionId));
+    }
     // The cookie of the token's own store, whichever store the request named.
     const store = session && session.storeId !== req.ctx.store!.id ? ((await this.stores.findById(session.storeId)) ?? req.ctx.store!) : req.ctx.store!;
     this.cookies.clear(res, store);

@@ -1,6 +1,7 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import bcrypt from 'bcrypt';
+import { AuditLog, type AuditContext } from '../../kernel/audit.js';
 import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { RateLimits } from '../../kernel/rate-limit/rate-limit.js';
@@ -23,6 +24,8 @@ export interface LoginResult {
 export class AuthService {
   // Compared against when the user does not exist, so both answers take a bcrypt's time.
   private dummyHash?: Promise<string>;
+  // Keys the hash of a username tried at a failed login in the audit log: never the username.
+  private readonly pepper: string;
 
   constructor(
     private readonly users: UserService,
@@ -32,43 +35,81 @@ export class AuthService {
     private readonly limits: RateLimits,
     private readonly config: AppConfig,
     private readonly verification: VerificationGate,
-  ) {}
+    private readonly audit: AuditLog,
+  ) {
+    this.pepper = config.env.KEY_ENCRYPTION_SECRET ?? 'audit-identifiers';
+  }
 
-  async login(store: Tenant, input: LoginInput, meta: SessionMeta): Promise<LoginResult> {
+  // Every refusal after the input's shape is recorded (user.login.failed with its reason); the
+  // caller's answer is the same as without the audit log.
+  async login(store: Tenant, input: LoginInput, meta: SessionMeta, context: AuditContext = {}): Promise<LoginResult> {
     const username = input.username ?? input.email;
     if (!username || !input.password) throw new AppError('MissingParameters', 'username and password are required');
-    if (!store.isActive) throw new AppError('StoreInactive', `store "${store.codename}" is not active`);
-
-    this.passwords.assertCapacity();
-    await this.limits.consume('loginPerIp', meta.ip ?? 'unknown');
-    // Per user however the username is written: "+1 415 555 2671" and "+14155552671" are one counter.
-    const attemptsKey = `${store.id}:${this.users.loginIdentifier(username)?.value ?? username.trim().toLowerCase()}`;
-    const user = await this.users.findByLoginIdentifier(store.id, username);
-    this.dummyHash ??= bcrypt.hash(randomBytes(16).toString('hex'), this.config.env.BCRYPT_COST);
-    const hash = user?.passwordHash ?? (await this.dummyHash);
-
-    // The attempt is reserved before the hash, atomically: concurrent guesses cannot all slip in
-    // between a read of the counter and its increment.
-    await this.limits.consume('loginPerUsername', attemptsKey);
-    let valid: boolean;
+    let user: UserEntity | null = null;
+    let pending: PendingFactors | undefined;
+    let reason = 'store_inactive';
     try {
-      valid = await this.passwords.verify(input.password, hash);
+      if (!store.isActive) throw new AppError('StoreInactive', `store "${store.codename}" is not active`);
+
+      reason = 'unavailable';
+      this.passwords.assertCapacity();
+      reason = 'rate_limited';
+      await this.limits.consume('loginPerIp', meta.ip ?? 'unknown');
+      // Per user however the username is written: "+1 415 555 2671" and "+14155552671" are one counter.
+      const attemptsKey = `${store.id}:${this.users.loginIdentifier(username)?.value ?? username.trim().toLowerCase()}`;
+      user = await this.users.findByLoginIdentifier(store.id, username);
+      this.dummyHash ??= bcrypt.hash(randomBytes(16).toString('hex'), this.config.env.BCRYPT_COST);
+      const hash = user?.passwordHash ?? (await this.dummyHash);
+
+      // The attempt is reserved before the hash, atomically: concurrent guesses cannot all slip in
+      // between a read of the counter and its increment.
+      reason = 'locked';
+      await this.limits.consume('loginPerUsername', attemptsKey);
+      let valid: boolean;
+      reason = 'unavailable';
+      try {
+        valid = await this.passwords.verify(input.password, hash);
+      } catch (error) {
+        await this.limits.release('loginPerUsername', attemptsKey); // not evaluated (503): not a guess
+        throw error;
+      }
+      reason = user ? 'wrong_password' : 'unknown_user';
+      if (!user || !valid) throw new AppError('InvalidCredentials', 'invalid username or password');
+      // Only after the password: these answers tell the account exists. The right password is not
+      // a failure: its attempt is given back, and a login clears the earlier failures too.
+      reason = user.isActive ? 'not_verified' : 'inactive';
+      try {
+        pending = this.assertMayLogIn(user);
+      } catch (error) {
+        await this.limits.release('loginPerUsername', attemptsKey);
+        throw error;
+      }
+      await this.limits.reset('loginPerUsername', attemptsKey);
     } catch (error) {
-      await this.limits.release('loginPerUsername', attemptsKey); // not evaluated (503): not a guess
+      // A server fault (503) is not a refused login.
+      if (reason !== 'unavailable' && error instanceof AppError) {
+        void this.audit.record(
+          {
+            storeId: store.id,
+            action: 'user.login.failed',
+            outcome: 'failure',
+            reason,
+            actor: { type: 'anonymous', id: null },
+            target: user ? { type: 'user', id: user.id } : null,
+            details: { identifierHash: createHmac('sha256', this.pepper).update(`${store.id}\n${username.trim().toLowerCase()}`).digest('hex') },
+          },
+          context,
+        );
+      }
       throw error;
     }
-    if (!user || !valid) throw new AppError('InvalidCredentials', 'invalid username or password');
-    // Only after the password: these answers tell the account exists. The right password is not
-    // a failure: its attempt is given back, and a login clears the earlier failures too.
-    let pending: PendingFactors;
-    try {
-      pending = this.assertMayLogIn(user);
-    } catch (error) {
-      await this.limits.release('loginPerUsername', attemptsKey);
-      throw error;
-    }
-    await this.limits.reset('loginPerUsername', attemptsKey);
-    return this.startSession(user, meta, pending);
+    const result = await this.startSession(user!, meta, pending!);
+    const id = user!.id;
+    void this.audit.record(
+      { storeId: store.id, action: 'user.login.succeeded', outcome: 'success', actor: { type: 'user', id, roleId: user!.roles[0] ?? null }, target: { type: 'user', id }, details: { method: 'password' } },
+      { ...context, sessionId: result.session.sessionId },
+    );
+    return result;
   }
 
   // A user already proven by other means (a social provider, single sign-on): the same checks

@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, HttpStatus, Post, Req, Res } from '@ne
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ApiFailures, ApiResult } from '../../kernel/api-result.js';
+import { auditContext } from '../../kernel/audit.js';
 import { Authenticated, Public } from '../../kernel/policy.js';
 import { principalOf, type ContextRequest } from '../../kernel/request-context.js';
 import { ADMIN_ROLES } from '../../kernel/roles.js';
@@ -41,7 +42,7 @@ export class TokenController {
   async refresh(@Req() req: ContextRequest, @Body() input: RefreshInput, @Res({ passthrough: true }) res: Response) {
     const store = req.ctx.store!;
     const token = input?.refreshToken ?? cookieValue(req, this.cookies.refreshName(store));
-    const { session, tokens } = await this.loginTokens.refresh(store, token, req.ip);
+    const { session, tokens } = await this.loginTokens.refresh(store, token, req.ip, auditContext(req));
     this.cookies.send(res, store, tokens);
     return this.loginTokens.answer(session, tokens);
   }

@@ -2,6 +2,7 @@ import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { Clock, DAY_MS } from '../../platform/clock/clock.js';
 import { AppConfig } from '../../platform/config/app-config.js';
+import { AuditLog, type AuditContext } from '../../kernel/audit.js';
 import { AppError } from '../../kernel/errors.js';
 import type { SessionData } from '../../kernel/principal.js';
 import { RateLimits } from '../../kernel/rate-limit/rate-limit.js';
@@ -44,6 +45,7 @@ export class LoginTokenService {
     private readonly limits: RateLimits,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly audit: AuditLog,
   ) {
     this.pepper = config.env.KEY_ENCRYPTION_SECRET ?? '';
   }
@@ -79,7 +81,7 @@ export class LoginTokenService {
 
   // Rotation: the refresh token is spent and the next pair answered. Within the grace window a
   // spent token answers the pair it produced again; later it ends its session (reuse).
-  async refresh(store: Tenant, token: string | undefined, ip: string | undefined): Promise<{ session: SessionData; tokens: LoginTokens }> {
+  async refresh(store: Tenant, token: string | undefined, ip: string | undefined, context: AuditContext = {}): Promise<{ session: SessionData; tokens: LoginTokens }> {
     await this.limits.consume('refreshPerIp', ip ?? 'unknown');
     if (!token || token.length > MAX_REFRESH_TOKEN_LENGTH) throw invalid();
     const now = this.clock.now();
@@ -103,6 +105,18 @@ export class LoginTokenService {
       if (successor) return { session, tokens: await this.pair(session, successor.id, successor.createdAt, this.successorOf(row, token)) };
     }
     await this.sessions.end(store.id, { id: row.sessionId });
+    void this.audit.record(
+      {
+        storeId: store.id,
+        action: 'session.refresh.reused',
+        outcome: 'failure',
+        reason: 'refresh_token_reused',
+        actor: { type: 'anonymous', id: null },
+        target: { type: 'session', id: row.sessionId },
+        details: { userId: row.userId },
+      },
+      { ...context, sessionId: row.sessionId },
+    );
     throw new AppError('RefreshTokenReused', 'this refresh token was already used: the session has ended, log in again');
   }
 

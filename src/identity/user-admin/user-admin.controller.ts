@@ -1,10 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiResult, DeletedResponse } from '../../kernel/api-result.js';
 import { Envelope, type Enveloped } from '../../kernel/envelope.js';
 import { paging, PageQuery } from '../../kernel/paging.js';
 import { Authenticated, USER_OR_API_KEY } from '../../kernel/policy.js';
-import { Ctx, type RequestContext } from '../../kernel/request-context.js';
+import { auditContext } from '../../kernel/audit.js';
+import { Ctx, type ContextRequest, type RequestContext } from '../../kernel/request-context.js';
 import { P } from '../../kernel/service-permissions.js';
 import { ADMIN_ROLES, hasAdminRole } from '../../kernel/roles.js';
 import { SessionListItem, SessionsEndedResponse, toSessionListItem } from '../session/index.js';
@@ -62,8 +63,9 @@ export class UserAdminController {
   @Envelope({ dataName: 'user', action: 'update' })
   @ApiOperation({ summary: 'Change a user (admins), or your own profile (not your role, store or flags).' })
   @ApiResult(UserResponse)
-  async update(@Ctx() ctx: RequestContext, @Param() params: UserIdParam, @Body() input: UpdateUserInput): Promise<Enveloped<unknown>> {
-    return { data: this.users.toResponse(await this.admin.update(ctx.session!, ctx.store!, params.id, input, ctx.origin)) };
+  async update(@Req() req: ContextRequest, @Param() params: UserIdParam, @Body() input: UpdateUserInput): Promise<Enveloped<unknown>> {
+    const { ctx } = req;
+    return { data: this.users.toResponse(await this.admin.update(ctx.session!, ctx.store!, params.id, input, ctx.origin, auditContext(req))) };
   }
 
   @Delete('v1/users/:id')

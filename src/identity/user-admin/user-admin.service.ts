@@ -11,6 +11,7 @@ import { DomainEvents } from '../../kernel/domain-events.js';
 import { SessionService } from '../session/session.service.js';
 import type { SessionData } from '../../kernel/principal.js';
 import { ROOT_CODENAME, type Tenant } from '../../kernel/tenant.js';
+import { AuditLog, type AuditContext } from '../../kernel/audit.js';
 import { hasAdminRole, levelRoles, mayManage, outranks, SAAS_ROLES } from '../../kernel/roles.js';
 import type { SessionEntity } from '../session/index.js';
 import { SYSTEM_USER_FIELDS, type UserEntity } from '../user/index.js';
@@ -34,6 +35,7 @@ export class UserAdminService implements OnModuleInit {
     private readonly events: DomainEvents,
     private readonly checks: BootChecks,
     private readonly mfa: MfaService,
+    private readonly audit: AuditLog,
   ) {}
 
   onModuleInit(): void {
@@ -69,8 +71,9 @@ export class UserAdminService implements OnModuleInit {
     return user;
   }
 
-  async update(actor: SessionData, store: Tenant, id: string, input: UpdateUserInput, origin: string): Promise<UserEntity> {
+  async update(actor: SessionData, store: Tenant, id: string, input: UpdateUserInput, origin: string, context: AuditContext = {}): Promise<UserEntity> {
     const user = await this.visible(store, id);
+    const before = { isActive: user.isActive, roles: [...user.roles] };
     const self = user.id === actor.userId;
     const admin = hasAdminRole(actor.roles);
     if (!self && !admin) throw new AppError('Forbidden', 'you may change only your own profile');
@@ -105,6 +108,13 @@ export class UserAdminService implements OnModuleInit {
     // Keys act for their owner: a deactivation or a role change reaches them at once.
     if (input.isActive === false || input.roleId !== undefined) await this.apiKeys.forgetOwner(store.id, id);
     this.events.emit('user.updated', { userId: id, storeId: store.id });
+    const by = { type: actor.principal === 'apiKey' ? ('apiKey' as const) : ('user' as const), id: actor.userId, roleId: actor.roles[0] ?? null };
+    if (input.isActive === false && before.isActive) {
+      void this.audit.record({ storeId: store.id, action: 'user.deactivated', outcome: 'success', actor: by, target: { type: 'user', id } }, context);
+    }
+    if (changes.roles && !sameRoles(before.roles, changes.roles)) {
+      void this.audit.record({ storeId: store.id, action: 'user.role.changed', outcome: 'success', actor: by, target: { type: 'user', id }, details: { from: before.roles, to: changes.roles } }, context);
+    }
     return updated;
   }
 
@@ -187,4 +197,8 @@ export class UserAdminService implements OnModuleInit {
     }
     return input.fullname !== undefined ? { fullname: input.fullname } : {};
   }
+}
+
+function sameRoles(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((r) => b.includes(r));
 }

@@ -1,0 +1,307 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { DataSource } from 'typeorm';
+import { DAY_MS, ManualClock } from '../src/platform/clock/clock.js';
+import { AuditService } from '../src/operations/audit/audit.service.js';
+import { expectError, login, PASSWORD, registerStore, startApp, updateStoreRow, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
+
+// The audit log seen from its readers: what each wired action records (and never a secret), that
+// nothing queued is lost at shutdown, the hash chain and its check, retention, the filters and
+// keyset pages, one store's entries invisible from another, the export, and who may read.
+
+const LOGS = '/auth-api/v1/auditlogs';
+const HEADER = 'svc-store-codename';
+const USERS = '/auth-api/users';
+
+type Entry = Record<string, unknown> & { id: string; action: string; outcome: string; reason: string | null; actor: { type: string; id: string | null }; target: { type: string; id: string | null } | null };
+
+interface Owner {
+  store: RegisteredStore;
+  token: string;
+}
+
+async function ownerOfNewStore(t: TestApp): Promise<Owner> {
+  const store = await registerStore(t.http);
+  const { accessToken } = await login(t.http, store.ownerEmail, PASSWORD, store.codename);
+  return { store, token: accessToken };
+}
+
+async function addUser(t: TestApp, o: Owner, body: Record<string, unknown> = {}): Promise<{ id: string; email: string }> {
+  const email = uniqueEmail();
+  const res = await t.http.post(USERS).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`).send({ email, password: PASSWORD, fullname: 'Member', ...body }).expect(201);
+  return { id: res.body.user.id, email };
+}
+
+function failLogin(t: TestApp, codename: string, username: string, password = 'wrong password!') {
+  return t.http.post('/auth-api/login').set(HEADER, codename).send({ username, password }).expect(401);
+}
+
+// The queue written, then the store's entries (newest first) through the route.
+async function entries(t: TestApp, o: Owner, query: Record<string, string | number> = {}): Promise<Entry[]> {
+  await t.app.get(AuditService).flush();
+  const res = await t.http.get(LOGS).query({ pageRowCount: 100, ...query }).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`).expect(200);
+  return res.body.auditLogs as Entry[];
+}
+
+describe('audit log', () => {
+  let t: TestApp;
+  const clock = new ManualClock();
+  beforeAll(async () => {
+    t = await startApp({ clock, settings: { accessTokenMinutes: 5, refreshReuseGraceSeconds: 0 } });
+  });
+  afterAll(() => t?.close());
+
+  it('logins: success with the session, failures with their reason; never the password or the username', async () => {
+    const o = await ownerOfNewStore(t);
+    const member = await addUser(t, o);
+    // The clock moves between events: the list is newest first by time.
+    await failLogin(t, o.store.codename, member.email);
+    clock.advance(5);
+    await failLogin(t, o.store.codename, 'nobody-here@example.com');
+    clock.advance(5);
+    const ok = await login(t.http, member.email, PASSWORD, o.store.codename);
+    clock.advance(5);
+    await t.http.patch(`/auth-api/v1/users/${member.id}`).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`).send({ isActive: false }).expect(200);
+    await t.http.post('/auth-api/login').set(HEADER, o.store.codename).send({ username: member.email, password: PASSWORD }).expect(403);
+
+    const all = await entries(t, o, { action: 'user.login.*' });
+    const ofMember = all.filter((e) => e.target?.id === member.id || e.reason === 'unknown_user');
+    expect(ofMember.map((e) => [e.action, e.outcome, e.reason]).reverse()).toEqual([
+      ['user.login.failed', 'failure', 'wrong_password'],
+      ['user.login.failed', 'failure', 'unknown_user'],
+      ['user.login.succeeded', 'success', null],
+      ['user.login.failed', 'failure', 'inactive'],
+    ]);
+    const success = ofMember.find((e) => e.outcome === 'success')!;
+    expect(success).toMatchObject({ actor: { type: 'user', id: member.id, roleId: 'tenantUser' }, target: { type: 'user', id: member.id }, sessionId: ok.sessionId, storeId: o.store.storeId });
+    expect(success.ip).toEqual(expect.any(String));
+    expect(success.requestId).toEqual(expect.any(String));
+    const unknown = ofMember.find((e) => e.reason === 'unknown_user')!;
+    expect(unknown).toMatchObject({ actor: { type: 'anonymous', id: null }, target: null, details: { identifierHash: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+    const text = JSON.stringify(all);
+    expect(text).not.toContain(PASSWORD);
+    expect(text).not.toContain('wrong password!');
+    expect(text).not.toContain(member.email);
+    expect(text).not.toContain('nobody-here');
+  });
+
+  it('a login to a deactivated store is recorded as store_inactive', async () => {
+    const o = await ownerOfNewStore(t);
+    await updateStoreRow([t], o.store.storeId, { isActive: false });
+    await t.http.post('/auth-api/login').set(HEADER, o.store.codename).send({ username: o.store.ownerEmail, password: PASSWORD });
+    await t.app.get(AuditService).flush();
+    const rows: { reason: string }[] = await t.app.get(DataSource).query(`SELECT "reason" FROM "audit_log" WHERE "storeId" = $1 AND "action" = 'user.login.failed'`, [o.store.storeId]);
+    expect(rows.map((r) => r.reason)).toEqual(['store_inactive']);
+  });
+
+  it('logout, deactivation and a role change: who did it to whom', async () => {
+    const o = await ownerOfNewStore(t);
+    const member = await addUser(t, o);
+    const other = await addUser(t, o);
+    const session = await login(t.http, member.email, PASSWORD, o.store.codename);
+    await t.http.post('/auth-api/logout').set(HEADER, o.store.codename).set('Authorization', `Bearer ${session.accessToken}`).expect(200);
+    await t.http.patch(`/auth-api/v1/users/${member.id}`).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`).send({ isActive: false }).expect(200);
+    await t.http.patch(`/auth-api/v1/users/${other.id}`).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`).send({ roleId: 'tenantAdmin' }).expect(200);
+    const [logout] = await entries(t, o, { action: 'user.logout' });
+    expect(logout).toMatchObject({ outcome: 'success', actor: { type: 'user', id: member.id }, target: { type: 'session', id: session.sessionId }, sessionId: session.sessionId });
+    const [deactivated] = await entries(t, o, { action: 'user.deactivated' });
+    expect(deactivated).toMatchObject({ outcome: 'success', actor: { type: 'user', id: o.store.ownerId, roleId: 'tenantOwner' }, target: { type: 'user', id: member.id } });
+    const [role] = await entries(t, o, { action: 'user.role.changed' });
+    expect(role).toMatchObject({ actor: { id: o.store.ownerId }, target: { type: 'user', id: other.id }, details: { from: ['tenantUser'], to: ['tenantAdmin'] } });
+  });
+
+  it('API keys created and deleted, written with the key; never the key or its hash', async () => {
+    const o = await ownerOfNewStore(t);
+    const created = await t.http.post('/auth-api/v1/apikeys').set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`).send({ name: 'nightly export' }).expect(201);
+    const { id, key } = created.body.apiKey as { id: string; key: string };
+    // In the key's transaction: there before any flush.
+    const [row]: { hash: string }[] = await t.app.get(DataSource).query(`SELECT "hash" FROM "audit_log" WHERE "storeId" = $1 AND "action" = 'apikey.created'`, [o.store.storeId]);
+    expect(row).toBeDefined();
+    clock.advance(5);
+    await t.http.delete(`/auth-api/v1/apikeys/${id}`).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`).expect(200);
+    const all = await entries(t, o, { targetId: id });
+    expect(all.map((e) => e.action)).toEqual(['apikey.deleted', 'apikey.created']);
+    expect(all[1]).toMatchObject({ actor: { type: 'user', id: o.store.ownerId }, target: { type: 'apiKey', id }, details: { name: 'nightly export' } });
+    const text = JSON.stringify(all);
+    expect(text).not.toContain(key);
+    expect(text).not.toContain(key.slice(-20));
+    const [stored]: { keyHash: string }[] = await t.app.get(DataSource).query('SELECT encode(sha256(convert_to($1, \'UTF8\')), \'hex\') AS "keyHash"', [key]);
+    expect(text).not.toContain(stored.keyHash);
+  });
+
+  it('a spent refresh token used again: session.refresh.reused', async () => {
+    const o = await ownerOfNewStore(t);
+    const first = await t.http.post('/auth-api/login').set(HEADER, o.store.codename).send({ username: o.store.ownerEmail, password: PASSWORD }).expect(200);
+    const { refreshToken, sessionId } = first.body as { refreshToken: string; sessionId: string };
+    await t.http.post('/auth-api/refresh').set(HEADER, o.store.codename).send({ refreshToken }).expect(200);
+    clock.advance(1000);
+    expectError(await t.http.post('/auth-api/refresh').set(HEADER, o.store.codename).send({ refreshToken }), 401, 'RefreshTokenReused');
+    await t.app.get(AuditService).flush();
+    const rows: { outcome: string; targetId: string; sessionId: string }[] = await t.app
+      .get(DataSource)
+      .query(`SELECT "outcome", "targetId", "sessionId" FROM "audit_log" WHERE "storeId" = $1 AND "action" = 'session.refresh.reused'`, [o.store.storeId]);
+    expect(rows).toEqual([{ outcome: 'failure', targetId: sessionId, sessionId }]);
+    expect(JSON.stringify(await entries(t, await refreshOwner(t, o)))).not.toContain(refreshToken);
+  });
+
+  it('the chain verifies; a row edited with SQL is named', async () => {
+    const o = await ownerOfNewStore(t);
+    for (let i = 0; i < 5; i++) await failLogin(t, o.store.codename, `x${i}@example.com`);
+    await t.app.get(AuditService).flush();
+    const verify = () => t.http.get(`${LOGS}/verify`).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`).expect(200);
+    const sound = await verify();
+    expect(sound.body).toMatchObject({ firstBrokenId: null });
+    expect(sound.body.verified).toBeGreaterThanOrEqual(5);
+    const chain: { id: string }[] = await t.app.get(DataSource).query('SELECT "id" FROM "audit_log" WHERE "storeId" = $1 ORDER BY "seq"', [o.store.storeId]);
+    const victim = chain[2].id;
+    await t.app.get(DataSource).query(`UPDATE "audit_log" SET "reason" = 'wrong_password' WHERE "id" = $1`, [victim]);
+    const broken = await verify();
+    expect(broken.body).toMatchObject({ verified: 2, firstBrokenId: victim });
+  });
+
+  it('concurrent writers to one store keep one chain (no two entries after the same one)', async () => {
+    const o = await ownerOfNewStore(t);
+    const audit = t.app.get(AuditService);
+    await Promise.all(Array.from({ length: 30 }, (_, i) => failLogin(t, o.store.codename, `c${i}@example.com`).then(() => (i % 5 === 0 ? audit.flush() : undefined))));
+    await audit.flush();
+    const res = await t.http.get(`${LOGS}/verify`).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`).expect(200);
+    expect(res.body.firstBrokenId).toBeNull();
+    const [{ n }]: { n: number }[] = await t.app.get(DataSource).query('SELECT count(DISTINCT "prevHash")::int AS n FROM "audit_log" WHERE "storeId" = $1', [o.store.storeId]);
+    expect(n).toBe(res.body.verified - 1);
+  });
+
+  it('filters and keyset pages: every entry once, newest first; the envelope pages too', async () => {
+    const o = await ownerOfNewStore(t);
+    for (let i = 0; i < 7; i++) {
+      await failLogin(t, o.store.codename, `p${i}@example.com`);
+      clock.advance(10);
+    }
+    const all = await entries(t, o, { action: 'user.login.failed' });
+    expect(all).toHaveLength(7);
+    const seen: string[] = [];
+    let after: string | undefined;
+    let pages = 0;
+    do {
+      const res = await t.http.get(LOGS).query({ action: 'user.login.*', outcome: 'failure', pageRowCount: 3, ...(after && { after }) }).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`).expect(200);
+      pages++;
+      expect(res.body.paging).toMatchObject({ pageNumber: pages, pageRowCount: 3, totalRowCount: 7, pageCount: 3 });
+      seen.push(...(res.body.auditLogs as Entry[]).map((e) => e.id));
+      after = res.body.nextCursor as string | undefined;
+    } while (after);
+    expect(pages).toBe(3);
+    expect(seen).toEqual(all.map((e) => e.id));
+    const ats = all.map((e) => Date.parse(e.at as string));
+    expect([...ats].sort((a, b) => b - a)).toEqual(ats);
+    expect(await entries(t, o, { action: 'user.login.succeeded', outcome: 'failure' })).toEqual([]);
+    expect(await entries(t, o, { actorId: o.store.ownerId, action: 'user.login.succeeded' })).toHaveLength(1);
+    expect(await entries(t, o, { ip: all[0].ip as string, action: 'user.login.failed' })).toHaveLength(7);
+    expect(await entries(t, o, { from: all[2].at as string, action: 'user.login.failed' })).toHaveLength(3);
+    expect(await entries(t, o, { to: all[2].at as string, action: 'user.login.failed' })).toHaveLength(5);
+    expectError(await t.http.get(LOGS).query({ after: 'bm90LWEtY3Vyc29y' }).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`), 400, 'AuditCursorInvalid');
+    expectError(await t.http.get(LOGS).query({ action: 'user.*.failed' }).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`), 400, 'ValidationFailed');
+  });
+
+  it("an administrator of one store never sees another's entries, by filter, cursor or header", async () => {
+    const a = await ownerOfNewStore(t);
+    const b = await ownerOfNewStore(t);
+    for (let i = 0; i < 3; i++) await failLogin(t, b.store.codename, b.store.ownerEmail);
+    const ofB = await entries(t, b);
+    const bIds = new Set(ofB.map((e) => e.id));
+    expect(await entries(t, a, { targetId: b.store.ownerId })).toEqual([]);
+    expect(await entries(t, a, { actorId: b.store.ownerId })).toEqual([]);
+    const bPage = await t.http.get(LOGS).query({ pageRowCount: 1 }).set(HEADER, b.store.codename).set('Authorization', `Bearer ${b.token}`).expect(200);
+    const viaCursor = await entries(t, a, { after: bPage.body.nextCursor as string });
+    expect(viaCursor.some((e) => bIds.has(e.id))).toBe(false);
+    expect(viaCursor.every((e) => e.storeId === a.store.storeId)).toBe(true);
+    expectError(await t.http.get(LOGS).set(HEADER, b.store.codename).set('Authorization', `Bearer ${a.token}`), 403, 'TenantMismatch');
+    const exported = await t.http.get(`${LOGS}/export`).query({ targetId: b.store.ownerId }).set(HEADER, a.store.codename).set('Authorization', `Bearer ${a.token}`).expect(200);
+    expect(exported.text).toBe('');
+  });
+
+  it('export: NDJSON and CSV, with the filters', async () => {
+    const o = await ownerOfNewStore(t);
+    for (let i = 0; i < 4; i++) await failLogin(t, o.store.codename, `e${i}@example.com`);
+    const listed = await entries(t, o, { action: 'user.login.failed' });
+    const nd = await t.http.get(`${LOGS}/export`).query({ format: 'ndjson', action: 'user.login.failed' }).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`).buffer(true).parse((res, cb) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => cb(null, text));
+    }).expect(200);
+    expect(nd.headers['content-type']).toMatch(/^application\/x-ndjson/);
+    const lines = (nd.body as string).trim().split('\n').map((l) => JSON.parse(l) as Entry);
+    expect(lines.map((e) => e.id)).toEqual(listed.map((e) => e.id));
+    const csv = await t.http.get(`${LOGS}/export`).query({ format: 'csv', action: 'user.login.failed' }).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`).expect(200);
+    expect(csv.headers['content-type']).toMatch(/^text\/csv/);
+    const rows = csv.text.trim().split('\n');
+    expect(rows[0]).toBe('id,at,action,outcome,reason,actorType,actorId,actorRoleId,targetType,targetId,ip,userAgent,requestId,sessionId,details,hash');
+    expect(rows.slice(1).map((r) => r.split(',')[0])).toEqual(listed.map((e) => e.id));
+    expect(rows[1]).toContain(',user.login.failed,failure,unknown_user,anonymous,');
+  });
+
+  it('permissions: a tenantUser gets 403 on every audit route; no login 401', async () => {
+    const o = await ownerOfNewStore(t);
+    const member = await addUser(t, o);
+    const { accessToken } = await login(t.http, member.email, PASSWORD, o.store.codename);
+    for (const path of [LOGS, `${LOGS}/export`, `${LOGS}/verify`]) {
+      expectError(await t.http.get(path).set(HEADER, o.store.codename).set('Authorization', `Bearer ${accessToken}`), 403, 'Forbidden');
+      await t.http.get(path).set(HEADER, o.store.codename).expect(401);
+    }
+  });
+});
+
+// The owner's token may have been the session a test ended: a fresh one.
+async function refreshOwner(t: TestApp, o: Owner): Promise<Owner> {
+  const { accessToken } = await login(t.http, o.store.ownerEmail, PASSWORD, o.store.codename);
+  return { ...o, token: accessToken };
+}
+
+describe('audit log: shutdown and retention', () => {
+  it('a burst of failed logins then close: every entry is written', async () => {
+    const reader = await startApp();
+    try {
+      const o = await ownerOfNewStore(reader);
+      const burst = await startApp();
+      await Promise.all(Array.from({ length: 60 }, (_, i) => failLogin(burst, o.store.codename, `b${i}@example.com`)));
+      await burst.close();
+      const [{ n }]: { n: number }[] = await reader.app.get(DataSource).query(`SELECT count(*)::int AS n FROM "audit_log" WHERE "storeId" = $1 AND "action" = 'user.login.failed'`, [o.store.storeId]);
+      expect(n).toBe(60);
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it('entries older than retentionDays go at the sweep, not before', async () => {
+    // A clock in the past: the sweep reaches only this test's entries.
+    const clock = new ManualClock(new Date('2001-03-01T00:00:00Z'));
+    const t = await startApp({ clock, settings: { auditLog: { enabled: true, retentionDays: 30 } } });
+    try {
+      const o = await ownerOfNewStore(t);
+      for (let i = 0; i < 3; i++) await failLogin(t, o.store.codename, `r${i}@example.com`);
+      const audit = t.app.get(AuditService);
+      await audit.flush();
+      const count = async () => ((await t.app.get(DataSource).query('SELECT count(*)::int AS n FROM "audit_log" WHERE "storeId" = $1', [o.store.storeId])) as { n: number }[])[0].n;
+      const before = await count();
+      expect(before).toBeGreaterThanOrEqual(3);
+      clock.advance(29 * DAY_MS);
+      await audit.sweep();
+      expect(await count()).toBe(before);
+      clock.advance(2 * DAY_MS);
+      expect(await audit.sweep()).toBeGreaterThanOrEqual(before);
+      expect(await count()).toBe(0);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('auditLog.enabled false: nothing is recorded', async () => {
+    const t = await startApp({ settings: { auditLog: { enabled: false, retentionDays: 365 } } });
+    try {
+      const o = await ownerOfNewStore(t);
+      await failLogin(t, o.store.codename, 'off@example.com');
+      await t.app.get(AuditService).flush();
+      const rows: unknown[] = await t.app.get(DataSource).query('SELECT 1 FROM "audit_log" WHERE "storeId" = $1', [o.store.storeId]);
+      expect(rows).toEqual([]);
+    } finally {
+      await t.close();
+    }
+  });
+});
