@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { DAY_MS, ManualClock } from '../src/platform/clock/clock.js';
 import { AuditService } from '../src/operations/audit/audit.service.js';
-import { expectError, login, PASSWORD, registerStore, startApp, updateStoreRow, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
+import { EventPublisher } from '../src/messaging/broker/event-publisher.js';
+import { expectError, waitFor, login, PASSWORD, registerStore, startApp, updateStoreRow, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
 
 // The audit log seen from its readers: what each wired action records (and never a secret), that
 // nothing queued is lost at shutdown, the hash chain and its check, retention, the filters and
@@ -235,6 +236,23 @@ describe('audit log', () => {
     expect(rows[0]).toBe('id,at,action,outcome,reason,actorType,actorId,actorRoleId,targetType,targetId,ip,userAgent,requestId,sessionId,details,hash');
     expect(rows.slice(1).map((r) => r.split(',')[0])).toEqual(listed.map((e) => e.id));
     expect(rows[1]).toContain(',user.login.failed,failure,unknown_user,anonymous,');
+  });
+
+  it('each written entry is published as <service>-audit-<action> with its store, never a secret', async () => {
+    const o = await ownerOfNewStore(t);
+    const heard: { topic: string; data: Record<string, unknown> }[] = [];
+    const stop = t.app.get(EventPublisher).onPublished((topic, data) => {
+      if (data.storeId === o.store.storeId) heard.push({ topic, data });
+    });
+    try {
+      await failLogin(t, o.store.codename, o.store.ownerEmail, 'a guessed password');
+      const [entry] = await entries(t, o, { action: 'user.login.failed' });
+      const event = await waitFor('the audit event', () => heard.find((h) => h.topic === `${t.app.get(EventPublisher).service}-audit-user-login-failed`));
+      expect(event.data).toEqual({ storeId: o.store.storeId, entry });
+      expect(JSON.stringify(event.data)).not.toContain('a guessed password');
+    } finally {
+      stop();
+    }
   });
 
   it('permissions: a tenantUser gets 403 on every audit route; no login 401', async () => {
