@@ -3,6 +3,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
+import { AuditService } from '../src/operations/audit/audit.service.js';
 import { collectLog, expectError, login, registerStore, startApp, type RegisteredStore, type TestApp } from './helpers.js';
 
 // Passkeys end to end in a real browser: Debian's Chromium driven by playwright-core, with a
@@ -121,6 +122,12 @@ describeWithChromium('passkeys in a real browser (Chromium with a virtual authen
     expect(await storedCounter(passkeyId)).toBeGreaterThan(counterAfterFirst);
     const again = await as(store, second.body.accessToken, 'get', '/auth-api/passkeys').expect(200);
     expect(again.body.passkeys[0].lastUsedAt).toEqual(expect.any(String));
+
+    // The audit log names the proof of each login.
+    await t.app.get(AuditService).flush();
+    const logins = await as(store, second.body.accessToken, 'get', '/auth-api/v1/auditlogs?action=user.login.succeeded').expect(200);
+    const bySession = new Map((logins.body.auditLogs as { sessionId: string; details: { method: string } }[]).map((e) => [e.sessionId, e.details.method]));
+    expect([bySession.get(first.body.sessionId), bySession.get(second.body.sessionId)]).toEqual(['passkey', 'passkey']);
   }, 60_000);
 
   it('refuses the passkey in another store', async () => {

@@ -104,11 +104,7 @@ export class AuthService {
       throw error;
     }
     const result = await this.startSession(user!, meta, pending!);
-    const id = user!.id;
-    void this.audit.record(
-      { storeId: store.id, action: 'user.login.succeeded', outcome: 'success', actor: { type: 'user', id, roleId: user!.roles[0] ?? null }, target: { type: 'user', id }, details: { method: 'password' } },
-      { ...context, sessionId: result.session.sessionId },
-    );
+    this.recordLogin(store, user!, result, 'password', context);
     return result;
   }
 
@@ -116,10 +112,22 @@ export class AuthService {
   // and the same session as a password login.
   // `multiFactor`: the proof was itself multi-factor (a passkey with user verification), so no
   // second factor is asked after it.
-  async loginVerified(store: Tenant, user: UserEntity, meta: SessionMeta, opts: { multiFactor?: boolean } = {}): Promise<LoginResult> {
+  // `method` names the proof in the audit log (a single sign-on session carries `ssoUserId`).
+  async loginVerified(store: Tenant, user: UserEntity, meta: SessionMeta, opts: { multiFactor?: boolean; method?: 'social' | 'sso' | 'passkey'; context?: AuditContext } = {}): Promise<LoginResult> {
     if (!store.isActive) throw new AppError('StoreInactive', `store "${store.codename}" is not active`);
     const pending = this.assertMayLogIn(user);
-    return this.startSession(user, meta, opts.multiFactor ? { email2FA: false, mobile2FA: false, totp2FA: false } : pending);
+    const result = await this.startSession(user, meta, opts.multiFactor ? { email2FA: false, mobile2FA: false, totp2FA: false } : pending);
+    const method = opts.method ?? (opts.multiFactor ? 'passkey' : meta.ssoUserId ? 'sso' : 'social');
+    this.recordLogin(store, user, result, method, opts.context ?? { ip: meta.ip, userAgent: meta.userAgent });
+    return result;
+  }
+
+  // Queued (a login writes its session, not the entry): never slows the answer.
+  private recordLogin(store: Tenant, user: UserEntity, result: LoginResult, method: string, context: AuditContext): void {
+    void this.audit.record(
+      { storeId: store.id, action: 'user.login.succeeded', outcome: 'success', actor: { type: 'user', id: user.id, roleId: user.roles[0] ?? null }, target: { type: 'user', id: user.id }, details: { method } },
+      { ...context, sessionId: result.session.sessionId },
+    );
   }
 
   // The login's answer: the spec's session object with its tokens, and with refresh tokens on
