@@ -66,8 +66,10 @@ export class StoreService {
   // again change nothing and record nothing.
   async update(actor: SessionData, store: StoreEntity, input: UpdateStoreInput, context: AuditContext = {}): Promise<StoreEntity> {
     if (input.language === undefined) return store;
+    // The row as it is now: the request's store comes from a cache that may lag a change just made.
+    const before = (await this.stores.findById(store.id)) ?? store;
     const updated = (await this.stores.update(store.id, { language: input.language }))!;
-    const fields = input.language === store.language ? [] : ['language'];
+    const fields = input.language === before.language ? [] : ['language'];
     if (fields.length) {
       const by = { type: actor.principal === 'apiKey' ? ('apiKey' as const) : ('user' as const), id: actor.userId, roleId: actor.roles[0] ?? null };
       void this.audit.record({ storeId: store.id, action: 'store.updated', outcome: 'success', actor: by, target: { type: 'store', id: store.id }, details: { fields } }, context);
