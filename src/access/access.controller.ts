@@ -1,10 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiResult, DeletedResponse } from '../kernel/api-result.js';
+import { auditContext } from '../kernel/audit.js';
 import { Envelope, type Enveloped } from '../kernel/envelope.js';
 import { PageQuery, paging } from '../kernel/paging.js';
 import { Authenticated, USER_OR_API_KEY } from '../kernel/policy.js';
-import { Ctx, type RequestContext } from '../kernel/request-context.js';
+import { Ctx, type ContextRequest, type RequestContext } from '../kernel/request-context.js';
 import { P } from '../kernel/service-permissions.js';
 import { ADMIN_ROLES } from '../kernel/roles.js';
 import { CreateGrantInput, EffectivePermissionsResponse, IdParam, PermissionDecisionResponse, PermissionGrantResponse, PermissionNameParam, toGrantResponse } from './access.dto.js';
@@ -38,8 +39,8 @@ export class AccessController {
   @Envelope({ dataName: 'permissionGrant', action: 'create' })
   @ApiOperation({ summary: 'Grant (or, with canDo false, deny) a permission you hold to a role below yours, a user you may manage other than yourself, a group of such users, or (the store owner) to the whole store; optionally for one object.' })
   @ApiResult(PermissionGrantResponse)
-  async create(@Ctx() ctx: RequestContext, @Body() input: CreateGrantInput): Promise<Enveloped<unknown>> {
-    return { data: toGrantResponse(await this.access.createGrant(principalOf(ctx), ctx.store!, input), this.access.roleOut) };
+  async create(@Ctx() ctx: RequestContext, @Req() req: ContextRequest, @Body() input: CreateGrantInput): Promise<Enveloped<unknown>> {
+    return { data: toGrantResponse(await this.access.createGrant(principalOf(ctx), ctx.store!, input, auditContext(req)), this.access.roleOut) };
   }
 
   @Get('v1/permissiongrants')
@@ -66,8 +67,8 @@ export class AccessController {
   @Envelope({ dataName: 'permissionGrant', action: 'delete' })
   @ApiOperation({ summary: 'Delete a grant of this store, for a role below yours or users you may manage, not one reaching you that another set (the store owner: any); it stops counting at once.' })
   @ApiResult(DeletedResponse)
-  async delete(@Ctx() ctx: RequestContext, @Param() params: IdParam): Promise<Enveloped<unknown>> {
-    await this.access.deleteGrant(principalOf(ctx), ctx.store!, params.id);
+  async delete(@Ctx() ctx: RequestContext, @Req() req: ContextRequest, @Param() params: IdParam): Promise<Enveloped<unknown>> {
+    await this.access.deleteGrant(principalOf(ctx), ctx.store!, params.id, auditContext(req));
     return { data: { id: params.id } };
   }
 }

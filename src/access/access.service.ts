@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { AvatarService } from '../identity/avatar/avatar.service.js';
 import { Clock } from '../platform/clock/clock.js';
+import { AuditLog, type AuditActor, type AuditContext } from '../kernel/audit.js';
 import { AppError } from '../kernel/errors.js';
 import { pageRequest, type PageQuery, type PageRequest } from '../kernel/paging.js';
 import { AppConfig } from '../platform/config/app-config.js';
@@ -34,6 +35,7 @@ export class AccessService implements OnModuleInit {
     private readonly avatars: AvatarService,
     private readonly clock: Clock,
     private readonly checks: BootChecks,
+    private readonly audit: AuditLog,
   ) {}
 
   // A stored role back as the settings declare it (a number custom role as its number).
@@ -92,7 +94,8 @@ export class AccessService implements OnModuleInit {
   // Grants: a store's admins in their store, SaaS admins at root (SaaS level), over principals
   // they outrank only (access.policy.ts). Nobody grants or denies a permission it does not hold
   // itself.
-  async createGrant(principal: Principal, store: Tenant, input: CreateGrantInput): Promise<PermissionGrantEntity> {
+  // Each change is recorded once written (queued: permission.grant.added / .removed, group.changed).
+  async createGrant(principal: Principal, store: Tenant, input: CreateGrantInput, context: AuditContext = {}): Promise<PermissionGrantEntity> {
     if (!this.catalogue.isKnown(input.permission)) throw new AppError('PermissionUnknown', `no permission "${input.permission}"`);
     const subjects = [input.roleId, input.userId, input.groupId].filter((v) => v !== undefined);
     if (subjects.length > 1) throw new AppError('ValidationFailed', 'give at most one of roleId, userId, groupId');
@@ -103,7 +106,7 @@ export class AccessService implements OnModuleInit {
     if (input.groupId !== undefined && !(await this.repo.findVisibleGroup(this.groupScope(store), input.groupId))) throw new AppError('UserGroupNotFound', 'no such group');
     this.assertMayChange(principal, store, await this.grantEffects(store, { roleId, user, groupId: input.groupId ?? null }));
     if (!(await this.can(principal, input.permission))) throw new AppError('PermissionNotHeld', `you do not hold "${input.permission}"`);
-    return this.repo.insertGrant(grantScope(store), {
+    const grant = await this.repo.insertGrant(grantScope(store), {
       id: randomUUID(),
       permission: input.permission,
       roleId,
@@ -114,6 +117,8 @@ export class AccessService implements OnModuleInit {
       ownerId: principal.userId!,
       createdAt: this.clock.now(),
     });
+    this.recordGrant(principal, store, 'permission.grant.added', grant, context);
+    return grant;
   }
 
   async listGrants(_principal: Principal, store: Tenant, query: PageQuery): Promise<[PermissionGrantEntity[], number, PageRequest]> {
@@ -131,12 +136,27 @@ export class AccessService implements OnModuleInit {
   // Deleting a grant takes the right to manage grants (the route's admin roles) and rank over
   // whom it reaches, not the permission itself: a deny is lifted by whoever outranks the denied,
   // and the store's owner lifts any.
-  async deleteGrant(principal: Principal, store: Tenant, id: string): Promise<void> {
+  async deleteGrant(principal: Principal, store: Tenant, id: string, context: AuditContext = {}): Promise<void> {
     const grant = await this.getGrant(principal, store, id);
     const user = grant.userId === null ? null : await this.users.findById(store.id, grant.userId);
     // a grant to a user who is gone reaches nobody
     if (grant.userId === null || user) this.assertMayChange(principal, store, await this.grantEffects(store, { roleId: grant.roleId, user, groupId: grant.groupId }, grant.ownerId));
     await this.repo.deleteGrant(grant.storeId, grant.id);
+    this.recordGrant(principal, store, 'permission.grant.removed', grant, context);
+  }
+
+  private recordGrant(principal: Principal, store: Tenant, action: 'permission.grant.added' | 'permission.grant.removed', grant: PermissionGrantEntity, context: AuditContext): void {
+    const { permission, canDo, roleId, userId, groupId, objectId } = grant;
+    void this.audit.record(
+      { storeId: store.id, action, outcome: 'success', actor: auditActor(principal), target: { type: 'permissionGrant', id: grant.id }, details: { permission, canDo, roleId, userId, groupId, objectId } },
+      context,
+    );
+  }
+
+  // group.changed: the group is the target of a group's own changes, the user of a membership's.
+  private recordGroup(principal: Principal, store: Tenant, change: 'created' | 'updated' | 'deleted' | 'member.added' | 'member.removed', groupId: string, context: AuditContext, extra: { userId?: string; membershipId?: string; fields?: string[] } = {}): void {
+    const target = extra.userId ? { type: 'user', id: extra.userId } : { type: 'userGroup', id: groupId };
+    void this.audit.record({ storeId: store.id, action: 'group.changed', outcome: 'success', actor: auditActor(principal), target, details: { change, groupId, ...extra } }, context);
   }
 
   // The one rule of who may change what affects whom (access.policy.ts), for every change of
@@ -176,17 +196,19 @@ export class AccessService implements OnModuleInit {
   // Groups: with `userGroupsInTenantLevel` a store's admins manage the store's groups; global
   // groups are created, changed and deleted by SaaS admins only. A new group affects nobody; a
   // group is renamed or deleted only by someone who may manage each of its members.
-  async createGroup(principal: Principal, store: Tenant, input: CreateGroupInput, origin: string): Promise<UserGroupEntity> {
+  async createGroup(principal: Principal, store: Tenant, input: CreateGroupInput, origin: string, context: AuditContext = {}): Promise<UserGroupEntity> {
     this.assertGroupsActive();
     const storeId = this.groupScope(store);
     if (storeId === null) this.assertSaasAdmin(principal);
-    return this.repo.insertGroup(storeId, {
+    const group = await this.repo.insertGroup(storeId, {
       id: randomUUID(),
       groupName: input.groupName,
       avatar: input.avatar ?? this.avatars.generate(origin),
       ownerId: principal.userId!,
       createdAt: this.clock.now(),
     });
+    this.recordGroup(principal, store, 'created', group.id, context);
+    return group;
   }
 
   async listGroups(_principal: Principal, store: Tenant, query: PageQuery): Promise<[UserGroupEntity[], number, PageRequest]> {
@@ -203,37 +225,42 @@ export class AccessService implements OnModuleInit {
     return group;
   }
 
-  async updateGroup(principal: Principal, store: Tenant, id: string, input: UpdateGroupInput): Promise<UserGroupEntity> {
+  async updateGroup(principal: Principal, store: Tenant, id: string, input: UpdateGroupInput, context: AuditContext = {}): Promise<UserGroupEntity> {
     const group = await this.getGroup(principal, store, id);
     if (group.storeId === null) this.assertSaasAdmin(principal);
     this.assertMayChange(principal, store, (await this.membersOf(store, group.id)).map(({ user }) => ({ member: user, takes: [] })));
     const changes = { ...(input.groupName !== undefined && { groupName: input.groupName }), ...(input.avatar !== undefined && { avatar: input.avatar }) };
     await this.repo.updateGroup(group.storeId, group.id, changes);
+    this.recordGroup(principal, store, 'updated', group.id, context, { fields: Object.keys(changes) });
     return { ...group, ...changes };
   }
 
   // Its memberships and its grants end with it, at once: each member loses both.
-  async deleteGroup(principal: Principal, store: Tenant, id: string): Promise<void> {
+  async deleteGroup(principal: Principal, store: Tenant, id: string, context: AuditContext = {}): Promise<void> {
     const group = await this.getGroup(principal, store, id);
     if (group.storeId === null) this.assertSaasAdmin(principal);
     const members = await this.membersOf(store, group.id);
     const grantSetters = members.length ? await this.repo.grantSettersOnGroup(grantScope(store), group.id) : [];
     this.assertMayChange(principal, store, members.map(({ member, user }) => ({ member: user, takes: [member.ownerId, ...grantSetters] })));
     await this.repo.deleteGroup(group.storeId, group.id);
+    this.recordGroup(principal, store, 'deleted', group.id, context);
   }
 
   // A store's admins add the store's own users whom they may manage (the user-management rule),
   // to its groups or to global ones.
-  async createMember(principal: Principal, store: Tenant, input: CreateMemberInput): Promise<UserGroupMemberEntity> {
+  async createMember(principal: Principal, store: Tenant, input: CreateMemberInput, context: AuditContext = {}): Promise<UserGroupMemberEntity> {
     const group = await this.getGroup(principal, store, input.groupId);
     this.assertMayChange(principal, store, [{ member: await this.userOf(store, input.userId), takes: [] }]);
     if (await this.repo.findMembership(store.id, group.id, input.userId)) throw new AppError('UserGroupMemberExists', 'the user is already in the group');
-    return this.repo.insertMember(store.id, { id: randomUUID(), groupId: group.id, userId: input.userId, ownerId: principal.userId!, createdAt: this.clock.now() });
+    const member = await this.repo.insertMember(store.id, { id: randomUUID(), groupId: group.id, userId: input.userId, ownerId: principal.userId!, createdAt: this.clock.now() });
+    this.recordGroup(principal, store, 'member.added', group.id, context, { userId: member.userId, membershipId: member.id });
+    return member;
   }
 
   // A membership moves to another group or user under the rules of adding one; its user, when
   // it leaves, loses it as if it were removed.
-  async updateMember(principal: Principal, store: Tenant, id: string, input: UpdateMemberInput): Promise<UserGroupMemberEntity> {
+  // A move is recorded as its removal from the old group or user and its addition to the new.
+  async updateMember(principal: Principal, store: Tenant, id: string, input: UpdateMemberInput, context: AuditContext = {}): Promise<UserGroupMemberEntity> {
     const member = await this.getMember(principal, store, id);
     const userId = input.userId ?? member.userId;
     const group = await this.getGroup(principal, store, input.groupId ?? member.groupId);
@@ -247,6 +274,10 @@ export class AccessService implements OnModuleInit {
     if (existing && existing.id !== member.id) throw new AppError('UserGroupMemberExists', 'the user is already in the group');
     const changes = { groupId: group.id, userId };
     await this.repo.updateMember(store.id, member.id, changes);
+    if (moved) {
+      this.recordGroup(principal, store, 'member.removed', member.groupId, context, { userId: member.userId, membershipId: member.id });
+      this.recordGroup(principal, store, 'member.added', group.id, context, { userId, membershipId: member.id });
+    }
     return { ...member, ...changes };
   }
 
@@ -271,11 +302,12 @@ export class AccessService implements OnModuleInit {
   }
 
   // Removing a membership takes the right to manage its user, as moving it does.
-  async deleteMember(principal: Principal, store: Tenant, id: string): Promise<void> {
+  async deleteMember(principal: Principal, store: Tenant, id: string, context: AuditContext = {}): Promise<void> {
     const member = await this.getMember(principal, store, id);
     const user = await this.users.findById(store.id, member.userId);
     if (user) this.assertMayChange(principal, store, [{ member: user, takes: await this.lostWith(store, member) }]);
     await this.repo.deleteMember(store.id, id);
+    this.recordGroup(principal, store, 'member.removed', member.groupId, context, { userId: member.userId, membershipId: member.id });
   }
 
   private groupScope(store: Tenant): string | null {
@@ -293,6 +325,12 @@ export class AccessService implements OnModuleInit {
   private page(query: PageQuery): PageRequest {
     return pageRequest(query, this.config.settings.paging);
   }
+}
+
+// Who made a change, as the audit log records it.
+function auditActor(principal: Principal): AuditActor {
+  if (principal.kind === 'machine') return { type: 'machine', id: principal.machine ?? null };
+  return { type: principal.kind, id: principal.userId ?? null, roleId: principal.roles[0] ?? null };
 }
 
 // Grants made at root are SaaS-level (storeId null) and apply in every store.

@@ -1,10 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiResult, DeletedResponse } from '../kernel/api-result.js';
+import { auditContext } from '../kernel/audit.js';
 import { Envelope, type Enveloped } from '../kernel/envelope.js';
 import { PageQuery, paging } from '../kernel/paging.js';
 import { Authenticated, USER_OR_API_KEY } from '../kernel/policy.js';
-import { Ctx, type RequestContext } from '../kernel/request-context.js';
+import { Ctx, type ContextRequest, type RequestContext } from '../kernel/request-context.js';
 import { P, type ServicePermission } from '../kernel/service-permissions.js';
 import { ADMIN_ROLES } from '../kernel/roles.js';
 import { CreateGroupInput, CreateMemberInput, IdParam, MemberQuery, toGroupResponse, toMemberResponse, UpdateGroupInput, UpdateMemberInput, UserGroupMemberResponse, UserGroupResponse } from './access.dto.js';
@@ -25,8 +26,8 @@ export class UserGroupController {
   @Envelope({ dataName: 'userGroup', action: 'create' })
   @ApiOperation({ summary: 'Create a group: in this store (userGroupsInTenantLevel), else global (SaaS admins only).' })
   @ApiResult(UserGroupResponse)
-  async create(@Ctx() ctx: RequestContext, @Body() input: CreateGroupInput): Promise<Enveloped<unknown>> {
-    return { data: toGroupResponse(await this.access.createGroup(principalOf(ctx), ctx.store!, input, ctx.origin)) };
+  async create(@Ctx() ctx: RequestContext, @Req() req: ContextRequest, @Body() input: CreateGroupInput): Promise<Enveloped<unknown>> {
+    return { data: toGroupResponse(await this.access.createGroup(principalOf(ctx), ctx.store!, input, ctx.origin, auditContext(req))) };
   }
 
   @Get('usergroups')
@@ -52,8 +53,8 @@ export class UserGroupController {
   @Envelope({ dataName: 'userGroup', action: 'update' })
   @ApiOperation({ summary: 'Rename a group or change its avatar, if you may manage each of its members.' })
   @ApiResult(UserGroupResponse)
-  async update(@Ctx() ctx: RequestContext, @Param() params: IdParam, @Body() input: UpdateGroupInput): Promise<Enveloped<unknown>> {
-    return { data: toGroupResponse(await this.access.updateGroup(principalOf(ctx), ctx.store!, params.id, input)) };
+  async update(@Ctx() ctx: RequestContext, @Req() req: ContextRequest, @Param() params: IdParam, @Body() input: UpdateGroupInput): Promise<Enveloped<unknown>> {
+    return { data: toGroupResponse(await this.access.updateGroup(principalOf(ctx), ctx.store!, params.id, input, auditContext(req))) };
   }
 
   @Delete('usergroups/:id')
@@ -61,8 +62,8 @@ export class UserGroupController {
   @Envelope({ dataName: 'userGroup', action: 'delete' })
   @ApiOperation({ summary: 'Delete a group, if you may manage each of its members and it takes from you nothing another set; its memberships and grants end with it.' })
   @ApiResult(DeletedResponse)
-  async delete(@Ctx() ctx: RequestContext, @Param() params: IdParam): Promise<Enveloped<unknown>> {
-    await this.access.deleteGroup(principalOf(ctx), ctx.store!, params.id);
+  async delete(@Ctx() ctx: RequestContext, @Req() req: ContextRequest, @Param() params: IdParam): Promise<Enveloped<unknown>> {
+    await this.access.deleteGroup(principalOf(ctx), ctx.store!, params.id, auditContext(req));
     return { data: { id: params.id } };
   }
 
@@ -72,8 +73,8 @@ export class UserGroupController {
   @Envelope({ dataName: 'userGroupMember', action: 'create' })
   @ApiOperation({ summary: 'Add a user of this store whom you may manage to a group of this store or a global group.' })
   @ApiResult(UserGroupMemberResponse)
-  async addMember(@Ctx() ctx: RequestContext, @Body() input: CreateMemberInput): Promise<Enveloped<unknown>> {
-    return { data: toMemberResponse(await this.access.createMember(principalOf(ctx), ctx.store!, input)) };
+  async addMember(@Ctx() ctx: RequestContext, @Req() req: ContextRequest, @Body() input: CreateMemberInput): Promise<Enveloped<unknown>> {
+    return { data: toMemberResponse(await this.access.createMember(principalOf(ctx), ctx.store!, input, auditContext(req))) };
   }
 
   @Get('usergroupmembers')
@@ -99,8 +100,8 @@ export class UserGroupController {
   @Envelope({ dataName: 'userGroupMember', action: 'update' })
   @ApiOperation({ summary: 'Move a membership to another group or user, under the rules of adding and of removing one.' })
   @ApiResult(UserGroupMemberResponse)
-  async updateMember(@Ctx() ctx: RequestContext, @Param() params: IdParam, @Body() input: UpdateMemberInput): Promise<Enveloped<unknown>> {
-    return { data: toMemberResponse(await this.access.updateMember(principalOf(ctx), ctx.store!, params.id, input)) };
+  async updateMember(@Ctx() ctx: RequestContext, @Req() req: ContextRequest, @Param() params: IdParam, @Body() input: UpdateMemberInput): Promise<Enveloped<unknown>> {
+    return { data: toMemberResponse(await this.access.updateMember(principalOf(ctx), ctx.store!, params.id, input, auditContext(req))) };
   }
 
   @Delete('usergroupmembers/:id')
@@ -108,8 +109,8 @@ export class UserGroupController {
   @Envelope({ dataName: 'userGroupMember', action: 'delete' })
   @ApiOperation({ summary: 'Remove a membership of a user you may manage; your own only if you set it and its group\'s grants.' })
   @ApiResult(DeletedResponse)
-  async removeMember(@Ctx() ctx: RequestContext, @Param() params: IdParam): Promise<Enveloped<unknown>> {
-    await this.access.deleteMember(principalOf(ctx), ctx.store!, params.id);
+  async removeMember(@Ctx() ctx: RequestContext, @Req() req: ContextRequest, @Param() params: IdParam): Promise<Enveloped<unknown>> {
+    await this.access.deleteMember(principalOf(ctx), ctx.store!, params.id, auditContext(req));
     return { data: { id: params.id } };
   }
 }

@@ -48,6 +48,8 @@ export class AuthService {
     let user: UserEntity | null = null;
     let pending: PendingFactors | undefined;
     let reason = 'store_inactive';
+    // This failure took the username's last attempt: the lockout starts with it.
+    let lockoutStarts = false;
     try {
       if (!store.isActive) throw new AppError('StoreInactive', `store "${store.codename}" is not active`);
 
@@ -64,7 +66,7 @@ export class AuthService {
       // The attempt is reserved before the hash, atomically: concurrent guesses cannot all slip in
       // between a read of the counter and its increment.
       reason = 'locked';
-      await this.limits.consume('loginPerUsername', attemptsKey);
+      const attemptsLeft = await this.limits.consume('loginPerUsername', attemptsKey);
       let valid: boolean;
       reason = 'unavailable';
       try {
@@ -74,7 +76,9 @@ export class AuthService {
         throw error;
       }
       reason = user ? 'wrong_password' : 'unknown_user';
+      lockoutStarts = attemptsLeft === 0;
       if (!user || !valid) throw new AppError('InvalidCredentials', 'invalid username or password');
+      lockoutStarts = false;
       // Only after the password: these answers tell the account exists. The right password is not
       // a failure: its attempt is given back, and a login clears the earlier failures too.
       reason = user.isActive ? 'not_verified' : 'inactive';
@@ -88,18 +92,20 @@ export class AuthService {
     } catch (error) {
       // A server fault (503) is not a refused login.
       if (reason !== 'unavailable' && error instanceof AppError) {
+        const identifierHash = createHmac('sha256', this.pepper).update(`${store.id}\n${username.trim().toLowerCase()}`).digest('hex');
+        const target = user ? { type: 'user', id: user.id } : null;
         void this.audit.record(
-          {
-            storeId: store.id,
-            action: 'user.login.failed',
-            outcome: 'failure',
-            reason,
-            actor: { type: 'anonymous', id: null },
-            target: user ? { type: 'user', id: user.id } : null,
-            details: { identifierHash: createHmac('sha256', this.pepper).update(`${store.id}\n${username.trim().toLowerCase()}`).digest('hex') },
-          },
+          { storeId: store.id, action: 'user.login.failed', outcome: 'failure', reason, actor: { type: 'anonymous', id: null }, target, details: { identifierHash } },
           context,
         );
+        // Once per lockout, not on each refused attempt during it (those are failed, reason locked).
+        if (lockoutStarts) {
+          const { points, durationSeconds } = this.config.settings.rateLimits.loginPerUsername;
+          void this.audit.record(
+            { storeId: store.id, action: 'user.login.locked', outcome: 'failure', reason: 'too_many_failures', actor: { type: 'anonymous', id: null }, target, details: { identifierHash, points, durationSeconds } },
+            context,
+          );
+        }
       }
       throw error;
     }

@@ -1,10 +1,11 @@
-import { Body, Controller, HttpCode, HttpStatus, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, HttpStatus, Post, Req } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AntiBotProtected } from '../antibot/antibot.guard.js';
 import { ApiResult } from '../../kernel/api-result.js';
+import { auditContext } from '../../kernel/audit.js';
 import { Envelope, type Enveloped } from '../../kernel/envelope.js';
 import { Public } from '../../kernel/policy.js';
-import { Ctx, type RequestContext } from '../../kernel/request-context.js';
+import { Ctx, type ContextRequest, type RequestContext } from '../../kernel/request-context.js';
 import { RateLimitedOutcomesPerIp } from '../../kernel/rate-limit/rate-limit.js';
 import { StoreResponse, toStoreResponse } from '../store/index.js';
 import { MultiTenantOnly } from '../tenancy/multi-tenant-only.guard.js';
@@ -32,8 +33,8 @@ export class RegistrationController {
   @Envelope({ dataName: 'user', action: 'create' })
   @ApiOperation({ summary: 'Register a new store and its owner (root level only; not in a single-tenant deployment).' })
   @ApiResult(UserResponse, { store: StoreResponse })
-  async registerStoreOwner(@Ctx() ctx: RequestContext, @Body() input: RegisterStoreOwnerInput): Promise<Enveloped<unknown>> {
-    const { user, store } = await this.registration.registerStoreOwner(ctx.store!, input, ctx.origin);
+  async registerStoreOwner(@Ctx() ctx: RequestContext, @Req() req: ContextRequest, @Body() input: RegisterStoreOwnerInput): Promise<Enveloped<unknown>> {
+    const { user, store } = await this.registration.registerStoreOwner(ctx.store!, input, ctx.origin, auditContext(req));
     return { data: this.users.toResponse(user), extra: { store: toStoreResponse(store), ...this.verification.registrationFlags(user) } };
   }
 

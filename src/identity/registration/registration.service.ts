@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { AuditLog, type AuditContext } from '../../kernel/audit.js';
 import { declareCustomProperties, pickCustomData } from '../../kernel/custom-properties.js';
 import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
@@ -32,14 +33,16 @@ export class RegistrationService implements OnModuleInit {
     private readonly social: SocialService,
     private readonly config: AppConfig,
     private readonly checks: BootChecks,
+    private readonly audit: AuditLog,
   ) {}
 
   onModuleInit(): void {
     this.checks.collect(() => declareCustomProperties(StoreInput, this.config.settings.customStoreProperties, SYSTEM_STORE_FIELDS, 'customStoreProperties'));
   }
 
-  // A new store and its owner, in one transaction. `origin`: the request's (generated avatars).
-  async registerStoreOwner(target: Tenant, input: RegisterStoreOwnerInput, origin: string): Promise<{ user: UserEntity; store: Tenant }> {
+  // A new store and its owner, in one transaction with its audit entry (store.created, by the new
+  // owner, in the new store's log). `origin`: the request's (generated avatars).
+  async registerStoreOwner(target: Tenant, input: RegisterStoreOwnerInput, origin: string, context: AuditContext = {}): Promise<{ user: UserEntity; store: Tenant }> {
     if (target.codename !== ROOT_CODENAME) throw new AppError('RootLevelOnly', 'store owners register at the root level');
     if (!this.config.settings.tenantRegisterIsPublic) throw new AppError('TenantRegisterNotPublic');
 
@@ -53,6 +56,18 @@ export class RegistrationService implements OnModuleInit {
           const store = await this.stores.create(input.store, storeData, ownerId, tx, origin);
           const user = await this.users.insert({ id: ownerId, storeId: store.id, roles: [TENANT_ROLES.tenantOwner] }, social?.prepared ?? prepared!, tx);
           await social?.link(store.id, user.id, tx);
+          await this.audit.record(
+            {
+              storeId: store.id,
+              action: 'store.created',
+              outcome: 'success',
+              actor: { type: 'user', id: user.id, roleId: TENANT_ROLES.tenantOwner },
+              target: { type: 'store', id: store.id },
+              details: { codename: store.codename, name: store.name, social: !!social },
+            },
+            context,
+            tx,
+          );
           return { store, user };
         });
         this.events.emit('store.created', { storeId: result.store.id, ownerId });

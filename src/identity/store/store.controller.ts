@@ -1,10 +1,11 @@
-import { Body, Controller, Get, Patch, Query } from '@nestjs/common';
+import { Body, Controller, Get, Patch, Query, Req } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiResult } from '../../kernel/api-result.js';
+import { auditContext } from '../../kernel/audit.js';
 import { Envelope, type Enveloped } from '../../kernel/envelope.js';
 import { paging } from '../../kernel/paging.js';
 import { Authenticated, Public, USER_OR_API_KEY } from '../../kernel/policy.js';
-import { Ctx, type RequestContext } from '../../kernel/request-context.js';
+import { Ctx, type ContextRequest, type RequestContext } from '../../kernel/request-context.js';
 import { P } from '../../kernel/service-permissions.js';
 import { ADMIN_ROLES } from '../../kernel/roles.js';
 import { BriefStoreResponse, BriefStoresQuery, StoreResponse, toBriefStoreResponse, toStoreResponse, UpdateStoreInput } from './store.dto.js';
@@ -30,7 +31,7 @@ export class StoreController {
   @Envelope({ dataName: 'store', action: 'update' })
   @ApiOperation({ summary: 'Change the targeted store (its administrators): its notification language.' })
   @ApiResult(StoreResponse)
-  async update(@Ctx() ctx: RequestContext, @Body() input: UpdateStoreInput): Promise<Enveloped<unknown>> {
-    return { data: toStoreResponse(await this.stores.update(ctx.store!, input)) };
+  async update(@Ctx() ctx: RequestContext, @Req() req: ContextRequest, @Body() input: UpdateStoreInput): Promise<Enveloped<unknown>> {
+    return { data: toStoreResponse(await this.stores.update(ctx.session!, ctx.store!, input, auditContext(req))) };
   }
 }

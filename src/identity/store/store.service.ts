@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AvatarService } from '../avatar/avatar.service.js';
+import { AuditLog, type AuditContext } from '../../kernel/audit.js';
 import { AppError } from '../../kernel/errors.js';
+import type { SessionData } from '../../kernel/principal.js';
 import { pageRequest, type PageRequest } from '../../kernel/paging.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import type { Tx } from '../../platform/database/transactions.js';
@@ -17,6 +19,7 @@ export class StoreService {
     private readonly cache: StoreCache,
     private readonly avatars: AvatarService,
     private readonly config: AppConfig,
+    private readonly audit: AuditLog,
   ) {}
 
   // Tenant targeting: the store a request names, or 400 StoreNotFound.
@@ -58,10 +61,20 @@ export class StoreService {
     return this.stores.insert({ codename: s.codename, name: s.name, fullname: s.fullname, ownerId, avatar: this.avatars.generate(), customData: {} }, tx);
   }
 
-  // Who may is decided by the route's roles and the token's store (AuthGuard).
-  async update(store: StoreEntity, input: UpdateStoreInput): Promise<StoreEntity> {
+  // Who may is decided by the route's roles and the token's store (AuthGuard). A change is
+  // recorded (store.updated, the names of the fields that changed) once written; the same values
+  // again change nothing and record nothing.
+  async update(actor: SessionData, store: StoreEntity, input: UpdateStoreInput, context: AuditContext = {}): Promise<StoreEntity> {
     if (input.language === undefined) return store;
-    return (await this.stores.update(store.id, { language: input.language }))!;
+    // The row as it is now: the request's store comes from a cache that may lag a change just made.
+    const before = (await this.stores.findById(store.id)) ?? store;
+    const updated = (await this.stores.update(store.id, { language: input.language }))!;
+    const fields = input.language === before.language ? [] : ['language'];
+    if (fields.length) {
+      const by = { type: actor.principal === 'apiKey' ? ('apiKey' as const) : ('user' as const), id: actor.userId, roleId: actor.roles[0] ?? null };
+      void this.audit.record({ storeId: store.id, action: 'store.updated', outcome: 'success', actor: by, target: { type: 'store', id: store.id }, details: { fields } }, context);
+    }
+    return updated;
   }
 
   // The store record as other features may show it.

@@ -47,9 +47,10 @@ export class RateLimits {
   }
 
   // Takes one point for `key`, or 429 TooManyRequests with Retry-After. Atomic in Redis and in
-  // memory: under any concurrency at most `points` calls per window get through.
-  async consume(name: RateLimitName, key: string): Promise<void> {
-    await this.take(name, key);
+  // memory: under any concurrency at most `points` calls per window get through. Answers the
+  // points left in the window: exactly one call per window sees 0 (it took the last).
+  async consume(name: RateLimitName, key: string): Promise<number> {
+    return (await this.take(name, key)).remainingPoints;
   }
 
   // Takes one point for `key` like consume, and answers how to give it back: the point returns
