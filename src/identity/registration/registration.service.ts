@@ -6,6 +6,7 @@ import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
 import { Transactions, type Tx } from '../../platform/database/transactions.js';
 import { DomainEvents } from '../../kernel/domain-events.js';
+import { AuditLog, type AuditInput } from '../../kernel/audit.js';
 import { SocialService } from '../social/social.service.js';
 import { StoreInput } from '../store/index.js';
 import { ROOT_CODENAME, type Tenant } from '../../kernel/tenant.js';
@@ -32,6 +33,7 @@ export class RegistrationService implements OnModuleInit {
     private readonly social: SocialService,
     private readonly config: AppConfig,
     private readonly checks: BootChecks,
+    private readonly audit: AuditLog,
   ) {}
 
   onModuleInit(): void {
@@ -53,6 +55,7 @@ export class RegistrationService implements OnModuleInit {
           const store = await this.stores.create(input.store, storeData, ownerId, tx, origin);
           const user = await this.users.insert({ id: ownerId, storeId: store.id, roles: [TENANT_ROLES.tenantOwner] }, social?.prepared ?? prepared!, tx);
           await social?.link(store.id, user.id, tx);
+          await this.audit.record(createdEntry(store.id, user.id, 'storeOwner'), {}, tx);
           return { store, user };
         });
         this.events.emit('store.created', { storeId: result.store.id, ownerId });
@@ -71,11 +74,16 @@ export class RegistrationService implements OnModuleInit {
     if (target.codename === ROOT_CODENAME && !single) throw new AppError('StoreLevelOnly', 'users register in a store: target one with svc-store-codename');
     if (!target.isActive) throw new AppError('StoreInactive', `store "${target.codename}" is not active`);
     const roles = [levelRoles(this.config.settings.tenancy, target.codename === ROOT_CODENAME).user];
-    if (!input.socialCode) return this.users.create({ storeId: target.id, roles }, input, origin);
+    if (!input.socialCode) {
+      const user = await this.users.create({ storeId: target.id, roles }, input, origin);
+      void this.audit.record(createdEntry(target.id, user.id, 'registration'));
+      return user;
+    }
     const user = await this.transactions.run(async (tx) => {
       const social = (await this.withSocialProfile(target.id, input, tx, origin))!;
       const created = await this.users.insert({ storeId: target.id, roles }, social.prepared, tx);
       await social.link(target.id, created.id, tx);
+      await this.audit.record(createdEntry(target.id, created.id, 'registration'), {}, tx);
       return created;
     });
     this.events.emit('user.created', { userId: user.id, storeId: user.storeId });
@@ -104,6 +112,11 @@ export class RegistrationService implements OnModuleInit {
     const emailVerified = !!p.email && p.emailVerified && prepared.email === p.email;
     return { prepared: { ...prepared, ...(emailVerified && { emailVerified }) }, link: claimed.link };
   }
+}
+
+// A registration: nobody was logged in; the new user is the target.
+function createdEntry(storeId: string, userId: string, via: 'storeOwner' | 'registration'): AuditInput {
+  return { storeId, action: 'user.created', outcome: 'success', actor: { type: 'anonymous', id: null }, target: { type: 'user', id: userId }, details: { via } };
 }
 
 function isCodenameConflict(error: unknown): boolean {
