@@ -5,7 +5,8 @@ import { DataSource } from 'typeorm';
 import { ManualClock } from '../src/platform/clock/clock.js';
 import { AuditService } from '../src/operations/audit/audit.service.js';
 import { mintMachineToken } from '../src/identity/m2m/machine-token.js';
-import { login, PASSWORD, registerStore, startApp, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
+import { login, PASSWORD, registerStore, startApp, unique, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
+import { startRemoteSessionService, type RemoteSessionPeer } from './oauth-peers.js';
 
 // The account actions of the audit log, one test each: the action happens, its entry is there
 // with who did it to whom and how it went, and the entries carry no password, code or token.
@@ -289,5 +290,52 @@ describe('audit log: email second factor', () => {
     const [passed] = await entries(t, o, 'user.2fa.passed');
     expect(passed).toMatchObject({ outcome: 'success', actor: { type: 'user', id: store.ownerId }, target: { type: 'session', id: session.sessionId }, details: { factor: 'email' } });
     expectNoSecret([failed, passed], code, wrong);
+  });
+});
+
+describe('audit log: remote logins', () => {
+  let t: TestApp;
+  let peer: RemoteSessionPeer;
+  const trusting = unique('remote');
+  beforeAll(async () => {
+    peer = await startRemoteSessionService();
+    t = await startApp({
+      settings: {
+        remoteSession: {
+          enabled: true,
+          issuer: peer.issuer,
+          audience: 'identity-service',
+          jwksUrl: `${peer.url}/jwks.json`,
+          sessionIdPath: 'sid',
+          requestUrl: `${peer.url}/sessions/{sessionId}`,
+          method: 'GET',
+          sessionLocation: 'data.session',
+          emailPath: 'user.email',
+          stores: [trusting],
+          timeoutMs: 500,
+          cacheSeconds: 5,
+        },
+      },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await peer?.close();
+  });
+
+  it('user.remote.login: once for a remote session, not once a request; never its token or its remote id', async () => {
+    const store = await registerStore(t.http, { store: { name: trusting } });
+    const email = uniqueEmail();
+    const created = await t.http.post('/auth-api/v1/registerstoreuser').set(HEADER, store.codename).send({ email, password: PASSWORD, fullname: 'Remote User' }).expect(201);
+    const userId = created.body.user.id as string;
+    const sid = unique('s');
+    peer.sessions.set(sid, { id: sid, user: { email } });
+    const token = await peer.sign(sid);
+    for (let i = 0; i < 3; i++) await t.http.get('/auth-api/currentuser').set(HEADER, store.codename).set('Authorization', `Bearer ${token}`).expect(200);
+    const owner = await login(t.http, store.ownerEmail, PASSWORD, store.codename);
+    const list = await entries(t, { store, token: owner.accessToken, sessionId: owner.sessionId }, 'user.remote.login');
+    expect(list).toHaveLength(1);
+    expect(list[0]).toMatchObject({ outcome: 'success', actor: { type: 'user', id: userId }, target: { type: 'session' } });
+    expectNoSecret(list, token, sid);
   });
 });
