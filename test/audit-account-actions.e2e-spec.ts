@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { ManualClock } from '../src/platform/clock/clock.js';
 import { AuditService } from '../src/operations/audit/audit.service.js';
 import { mintMachineToken } from '../src/identity/m2m/machine-token.js';
+import { SocialService } from '../src/identity/social/social.service.js';
 import { login, PASSWORD, registerStore, startApp, unique, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
 import { startRemoteSessionService, type RemoteSessionPeer } from './oauth-peers.js';
 
@@ -240,6 +241,23 @@ describe('audit log: account actions', () => {
     ]);
     expect(list[0]).toMatchObject({ target: { id: b.sessionId }, sessionId: a.sessionId });
     expect(list[2]).toMatchObject({ target: { id: member.id }, actor: { type: 'user', roleId: 'tenantOwner' } });
+  });
+
+  it('user.social.linked: a registration with a socialCode links the account in the user\'s transaction', async () => {
+    const o = await ownerOfNewStore(t);
+    // The provider's part is the social login suite's: the code is issued as its callback does.
+    const landed = await t.app.get(SocialService).finishFlow({ provider: 'google', storeId: o.store.storeId, redirectUrl: 'https://app.example.com/landing', startedAt: clock.now().getTime() }, { providerUserId: unique('g'), emailVerified: false, email: uniqueEmail(), fullname: 'Social Person' });
+    const socialCode = new URL(landed).searchParams.get('socialCode')!;
+    const registered = await t.http.post('/auth-api/v1/registerstoreuser').set(HEADER, o.store.codename).send({ socialCode }).expect(201);
+    const userId = registered.body.user.id as string;
+    // Written with the link: there before any flush.
+    const rows: unknown[] = await t.app.get(DataSource).query(`SELECT 1 FROM "audit_log" WHERE "storeId" = $1 AND "action" = 'user.social.linked' AND "targetId" = $2`, [o.store.storeId, userId]);
+    expect(rows).toHaveLength(1);
+    const [linked] = await entries(t, o, 'user.social.linked');
+    expect(linked).toMatchObject({ outcome: 'success', actor: { type: 'anonymous', id: null }, target: { type: 'user', id: userId }, details: { provider: 'google' } });
+    const [created] = await entries(t, o, 'user.created');
+    expect(created).toMatchObject({ target: { type: 'user', id: userId }, details: { via: 'registration' } });
+    expectNoSecret([linked, created], socialCode);
   });
 
   it('machine.token.refused: a bad signature (no service named), then a replay (the service named)', async () => {
