@@ -89,3 +89,8 @@ export function auditContext(req: ContextRequest, sessionId?: string | null): Au
   const agent = req.headers['user-agent'];
   return { ip: req.ip ?? null, userAgent: agent ?? null, requestId: req.ctx?.requestId ?? null, sessionId: sessionId ?? req.ctx?.session?.sessionId ?? null };
 }
+
+// Who acted, from the caller's session: a user, or an API key acting for its owner.
+export function auditActor(session: { principal?: string; userId: string; roles: readonly string[] }): AuditActor {
+  return { type: session.principal === 'apiKey' ? 'apiKey' : 'user', id: session.userId, roleId: session.roles[0] ?? null };
+}

@@ -3,6 +3,7 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { Clock } from '../../platform/clock/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import type { ContextRequest } from '../../kernel/request-context.js';
+import { AuditLog, auditContext } from '../../kernel/audit.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
 import { MachineTokenError, verifyMachineToken, type VerifiedMachineToken } from './machine-token.js';
@@ -20,6 +21,7 @@ export class MachineAuthService implements OnModuleInit {
     private readonly config: AppConfig,
     private readonly usedIds: UsedTokenIds,
     private readonly checks: BootChecks,
+    private readonly audit: AuditLog,
   ) {
     this.header = `${config.env.PROJECT_CODENAME}-machine-token`;
   }
@@ -60,20 +62,40 @@ export class MachineAuthService implements OnModuleInit {
         now: this.clock.now(),
       });
     } catch (error) {
+      // The token's issuer is not trusted before its signature holds: no service is named.
+      this.refused(req, null, refusalReason(error));
       throw new AppError('Unauthorized', `machine token refused: ${error instanceof MachineTokenError ? error.message : 'invalid token'}`);
     }
     const { service, jti, exp } = verified;
     // Claimed only once the signature holds: nobody else can spend a service's jti.
     if (!(await this.usedIds.claim(`${service}:${jti}`, exp * 1000))) {
+      this.refused(req, service, 'replay');
       throw new AppError('Unauthorized', 'machine token refused: already used');
     }
     const { NODE_ENV } = this.config.env;
     if (NODE_ENV === 'staging' || NODE_ENV === 'production') {
       const { machineToMachineBlockList, allowedM2MClients } = this.config.settings.machineTokens;
       if (machineToMachineBlockList.includes(service) || (allowedM2MClients.length && !allowedM2MClients.includes(service))) {
+        this.refused(req, service, machineToMachineBlockList.includes(service) ? 'blocked' : 'not_allowed');
         throw new AppError('MachineClientNotAllowed', `service ${service} may not call this service`);
       }
     }
     return service;
   }
+
+  // Queued: the refusal writes nothing. The targeted store, or the root store (the default).
+  private refused(req: ContextRequest, service: string | null, reason: string): void {
+    const storeId = req.ctx?.store?.id;
+    if (!storeId) return;
+    void this.audit.record({ storeId, action: 'machine.token.refused', outcome: 'failure', reason, actor: { type: 'machine', id: service }, details: { method: req.method } }, auditContext(req));
+  }
+}
+
+function refusalReason(error: unknown): string {
+  const message = error instanceof MachineTokenError ? error.message : '';
+  if (message === 'unknown service') return 'unknown_service';
+  if (message === 'expired') return 'expired';
+  if (message.startsWith('the token was made for another route')) return 'wrong_route';
+  if (message.startsWith('the request body')) return 'wrong_body';
+  return 'bad_signature';
 }

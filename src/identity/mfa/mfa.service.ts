@@ -16,6 +16,7 @@ import { PasswordHasher } from '../user/password.js';
 import { UserService } from '../user/user.service.js';
 import { MfaRepository } from './mfa.repository.js';
 import { PasskeyService } from '../passkey/passkey.service.js';
+import { AuditLog, auditActor, type AuditAction } from '../../kernel/audit.js';
 
 // RFC 6238 as authenticator apps expect it: SHA-1, 6 digits, 30 s; one step of drift each way.
 const PERIOD = 30;
@@ -53,6 +54,7 @@ export class MfaService implements OnModuleInit {
     private readonly config: AppConfig,
     private readonly checks: BootChecks,
     private readonly passkeys: PasskeyService,
+    private readonly audit: AuditLog,
   ) {
     this.encryption = new KeyEncryption(config.env.KEY_ENCRYPTION_SECRET, { salt: 'svc-totp-secrets', what: 'the authenticator-app secrets' });
     // With KEY_ENCRYPTION_SECRET a stolen table alone does not let recovery codes be tried offline.
@@ -101,24 +103,28 @@ export class MfaService implements OnModuleInit {
     await this.attempt([['totpPerUser', userId]], undefined, () => this.acceptCode(storeId, userId, row.secret, code, false));
     await this.users.setAppFactors(storeId, userId, { totpEnabled: true });
     await this.sessions.forgetCached(storeId, userId);
-    return this.newRecoveryCodes(storeId, userId);
+    const codes = await this.newRecoveryCodes(storeId, userId);
+    this.recordFactor(session, 'user.factor.enrolled', 'totp');
+    return codes;
   }
 
   // The pending sign-in's app factor, by a current code.
   async verify(session: SessionData, code: string): Promise<SessionData> {
     const { storeId, userId } = this.pending(session);
-    await this.attempt(this.signInKeys(session), session, async () => {
-      const row = await this.confirmedTotp(storeId, userId);
-      return this.acceptCode(storeId, userId, row.secret, code, true);
-    });
-    return this.complete(session);
+    await this.signInFactor(session, 'totp', () =>
+      this.attempt(this.signInKeys(session), session, async () => {
+        const row = await this.confirmedTotp(storeId, userId);
+        return this.acceptCode(storeId, userId, row.secret, code, true);
+      }),
+    );
+    return this.complete(session, 'totp');
   }
 
   // The pending sign-in's app factor, by a recovery code (used up).
   async recover(session: SessionData, code: string): Promise<SessionData> {
     const { storeId, userId } = this.pending(session);
-    await this.attempt(this.signInKeys(session), session, () => this.factors.useRecoveryCode(storeId, userId, this.hashRecoveryCode(storeId, userId, code)));
-    return this.complete(session);
+    await this.signInFactor(session, 'recoveryCode', () => this.attempt(this.signInKeys(session), session, () => this.factors.useRecoveryCode(storeId, userId, this.hashRecoveryCode(storeId, userId, code))));
+    return this.complete(session, 'recoveryCode');
   }
 
   // New recovery codes, the old ones dead, against a current code of the app.
@@ -128,7 +134,9 @@ export class MfaService implements OnModuleInit {
       const row = await this.confirmedTotp(storeId, userId);
       return this.acceptCode(storeId, userId, row.secret, code, true);
     });
-    return this.newRecoveryCodes(storeId, userId);
+    const codes = await this.newRecoveryCodes(storeId, userId);
+    this.recordFactor(session, 'user.factor.enrolled', 'recoveryCodes');
+    return codes;
   }
 
   // The user's own removal of its app: a current code, or its password.
@@ -143,6 +151,7 @@ export class MfaService implements OnModuleInit {
     });
     await this.removeTotp(storeId, userId);
     await this.sessions.forgetCached(storeId, userId);
+    this.recordFactor(session, 'user.factor.removed', 'totp', { by: input.code ? 'code' : 'password' });
   }
 
   // An administrator's reset: the app, the recovery codes and the passkeys go, and every
@@ -173,10 +182,28 @@ export class MfaService implements OnModuleInit {
     ];
   }
 
-  private async complete(session: SessionData): Promise<SessionData> {
+  private async complete(session: SessionData, factor: 'totp' | 'recoveryCode'): Promise<SessionData> {
     const updated = await this.sessions.completeSecondFactor(session.storeId, session.sessionId, 'totp');
     if (!updated) throw new AppError('Unauthorized', 'the session has ended');
+    void this.audit.record({ storeId: session.storeId, action: 'user.2fa.passed', outcome: 'success', actor: auditActor(session), target: { type: 'session', id: session.sessionId }, details: { factor } }, { sessionId: session.sessionId });
     return updated;
+  }
+
+  // A pending sign-in's code: a refused one is recorded with why (never the code).
+  private async signInFactor(session: SessionData, factor: 'totp' | 'recoveryCode', check: () => Promise<void>): Promise<void> {
+    try {
+      await check();
+    } catch (error) {
+      const code = error instanceof AppError ? error.errCode : undefined;
+      const reason = code === 'TotpCodeInvalid' ? 'wrong_code' : code === 'TotpAttemptsExceeded' ? 'rate_limited' : code === 'TotpNotEnabled' ? 'not_enabled' : 'error';
+      const ended = code === 'TotpCodeInvalid' && error instanceof AppError && /sign-in has ended/.test(error.message);
+      void this.audit.record({ storeId: session.storeId, action: 'user.2fa.failed', outcome: 'failure', reason, actor: auditActor(session), target: { type: 'session', id: session.sessionId }, details: { factor, ...(ended && { signInEnded: true }) } }, { sessionId: session.sessionId });
+      throw error;
+    }
+  }
+
+  private recordFactor(session: SessionData, action: AuditAction, factor: string, extra: Record<string, unknown> = {}): void {
+    void this.audit.record({ storeId: session.storeId, action, outcome: 'success', actor: auditActor(session), target: { type: 'user', id: session.userId }, details: { factor, ...extra } }, { sessionId: session.sessionId });
   }
 
   private async confirmedTotp(storeId: string, userId: string) {

@@ -10,6 +10,7 @@ import {
 } from '@simplewebauthn/server';
 import { decodeClientDataJSON, isoBase64URL } from '@simplewebauthn/server/helpers';
 import { AppError } from '../../kernel/errors.js';
+import { AuditLog, auditActor } from '../../kernel/audit.js';
 import type { SessionData, SessionMeta } from '../../kernel/principal.js';
 import { RateLimits } from '../../kernel/rate-limit/rate-limit.js';
 import type { Tenant } from '../../kernel/tenant.js';
@@ -41,6 +42,7 @@ export class PasskeyService {
     private readonly limits: RateLimits,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly audit: AuditLog,
   ) {}
 
   async registrationOptions(caller: SessionData) {
@@ -98,6 +100,7 @@ export class PasskeyService {
         throw error;
       });
     await this.setHasPasskey(caller.storeId, caller.userId, true);
+    this.recordFactor(caller, 'user.factor.enrolled', passkey.id);
     return passkey;
   }
 
@@ -118,6 +121,11 @@ export class PasskeyService {
     this.rp();
     if (!(await this.passkeys.delete(caller.storeId, caller.userId, id))) throw new AppError('PasskeyNotFound');
     if ((await this.passkeys.countForUser(caller.storeId, caller.userId)) === 0) await this.setHasPasskey(caller.storeId, caller.userId, false);
+    this.recordFactor(caller, 'user.factor.removed', id);
+  }
+
+  private recordFactor(caller: SessionData, action: 'user.factor.enrolled' | 'user.factor.removed', passkeyId: string): void {
+    void this.audit.record({ storeId: caller.storeId, action, outcome: 'success', actor: auditActor(caller), target: { type: 'user', id: caller.userId }, details: { factor: 'passkey', passkeyId } }, { sessionId: caller.sessionId });
   }
 
   // Usernameless: no allowCredentials, the authenticator offers the passkeys it holds for rpId.

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { AuditLog, type AuditContext } from '../../kernel/audit.js';
+import { AuditLog, type AuditContext, type AuditInput } from '../../kernel/audit.js';
 import { declareCustomProperties, pickCustomData } from '../../kernel/custom-properties.js';
 import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
@@ -68,6 +68,7 @@ export class RegistrationService implements OnModuleInit {
             context,
             tx,
           );
+          await this.audit.record(createdEntry(store.id, user.id, 'storeOwner'), context, tx);
           return { store, user };
         });
         this.events.emit('store.created', { storeId: result.store.id, ownerId });
@@ -86,11 +87,16 @@ export class RegistrationService implements OnModuleInit {
     if (target.codename === ROOT_CODENAME && !single) throw new AppError('StoreLevelOnly', 'users register in a store: target one with svc-store-codename');
     if (!target.isActive) throw new AppError('StoreInactive', `store "${target.codename}" is not active`);
     const roles = [levelRoles(this.config.settings.tenancy, target.codename === ROOT_CODENAME).user];
-    if (!input.socialCode) return this.users.create({ storeId: target.id, roles }, input, origin);
+    if (!input.socialCode) {
+      const user = await this.users.create({ storeId: target.id, roles }, input, origin);
+      void this.audit.record(createdEntry(target.id, user.id, 'registration'));
+      return user;
+    }
     const user = await this.transactions.run(async (tx) => {
       const social = (await this.withSocialProfile(target.id, input, tx, origin))!;
       const created = await this.users.insert({ storeId: target.id, roles }, social.prepared, tx);
       await social.link(target.id, created.id, tx);
+      await this.audit.record(createdEntry(target.id, created.id, 'registration'), {}, tx);
       return created;
     });
     this.events.emit('user.created', { userId: user.id, storeId: user.storeId });
@@ -119,6 +125,11 @@ export class RegistrationService implements OnModuleInit {
     const emailVerified = !!p.email && p.emailVerified && prepared.email === p.email;
     return { prepared: { ...prepared, ...(emailVerified && { emailVerified }) }, link: claimed.link };
   }
+}
+
+// A registration: nobody was logged in; the new user is the target.
+function createdEntry(storeId: string, userId: string, via: 'storeOwner' | 'registration'): AuditInput {
+  return { storeId, action: 'user.created', outcome: 'success', actor: { type: 'anonymous', id: null }, target: { type: 'user', id: userId }, details: { via } };
 }
 
 function isCodenameConflict(error: unknown): boolean {

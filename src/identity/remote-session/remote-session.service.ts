@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { createRemoteJWKSet, decodeJwt, errors, jwtVerify, type JWTPayload } from 'jose';
 import { Clock } from '../../platform/clock/clock.js';
 import { AppError } from '../../kernel/errors.js';
+import { AuditLog } from '../../kernel/audit.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
 import { ConfigError } from '../../platform/config/env.js';
@@ -45,16 +46,21 @@ interface RemoteUser {
 // with the service's published keys, the session id read from its claims, the session fetched
 // from the service and mapped, by email, to the local user of the targeted store. No session
 // row is written here: the remote service decides when the session ends.
+const RECORD_EVERY_MS = 60 * 60_000;
+
 @Injectable()
 export class RemoteSessionService {
   private readonly settings: RemoteSessionSettings | null;
   private readonly headers: Record<string, string>;
   private readonly jwks?: ReturnType<typeof createRemoteJWKSet>;
   private readonly cache = new Map<string, { until: number; user: Promise<RemoteUser> }>();
+  // When each remote session's login was last recorded: once an hour, not once a request.
+  private readonly recorded = new Map<string, number>();
 
   constructor(
     private readonly users: UserService,
     private readonly clock: Clock,
+    private readonly audit: AuditLog,
     config: AppConfig,
     checks: BootChecks,
   ) {
@@ -91,14 +97,30 @@ export class RemoteSessionService {
     const sessionId = typeof raw === 'number' ? String(raw) : raw;
     if (typeof sessionId !== 'string' || !sessionId || sessionId.length > 512) throw new AppError('Unauthorized', `the token has no session id at "${settings.sessionIdPath}"`);
     const user = await this.cached(store.id, sessionId, () => this.lookUp(store.id, sessionId, settings));
+    // A stable id for this remote session in this store, shaped like the service's own.
+    const localId = uuidOf(`${store.id}\n${settings.issuer}\n${sessionId}`);
+    this.recordLogin(store.id, localId, user);
     return {
-      // A stable id for this remote session in this store, shaped like the service's own.
-      sessionId: uuidOf(`${store.id}\n${settings.issuer}\n${sessionId}`),
+      sessionId: localId,
       storeId: store.id,
       ...user,
       expiresAt: new Date(claims.exp! * 1000).toISOString(),
       principal: 'user',
     };
+  }
+
+  // The remote session's own id is a credential at the remote service: the entry names the
+  // local session id derived from it.
+  private recordLogin(storeId: string, sessionId: string, user: RemoteUser): void {
+    const now = this.clock.now().getTime();
+    const last = this.recorded.get(sessionId);
+    if (last !== undefined && now - last < RECORD_EVERY_MS) return;
+    if (this.recorded.size >= 10_000) {
+      for (const [id, at] of this.recorded) if (now - at >= RECORD_EVERY_MS) this.recorded.delete(id);
+      if (this.recorded.size >= 10_000) this.recorded.clear();
+    }
+    this.recorded.set(sessionId, now);
+    void this.audit.record({ storeId, action: 'user.remote.login', outcome: 'success', actor: { type: 'user', id: user.userId, roleId: user.roles[0] ?? null }, target: { type: 'session', id: sessionId } }, { sessionId });
   }
 
   private async verify(token: string, settings: RemoteSessionSettings): Promise<JWTPayload> {

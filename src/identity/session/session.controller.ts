@@ -1,10 +1,12 @@
-import { Controller, Delete, Get, Param, Query } from '@nestjs/common';
+import { Controller, Delete, Get, Param, Query, Req } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiResult } from '../../kernel/api-result.js';
 import { AppError } from '../../kernel/errors.js';
 import { PageQuery, paging } from '../../kernel/paging.js';
 import { Authenticated, USER_ONLY, USER_OR_API_KEY } from '../../kernel/policy.js';
-import { Ctx, type RequestContext } from '../../kernel/request-context.js';
+import { Ctx, type ContextRequest, type RequestContext } from '../../kernel/request-context.js';
+import { AuditLog, auditActor, auditContext } from '../../kernel/audit.js';
+import type { SessionData } from '../../kernel/principal.js';
 import { SessionIdParam, SessionListResponse, SessionsEndedResponse, toSessionListItem } from './session.dto.js';
 import { SessionService } from './session.service.js';
 
@@ -13,7 +15,10 @@ import { SessionService } from './session.service.js';
 @ApiTags('auth')
 @Controller('auth-api')
 export class SessionController {
-  constructor(private readonly sessions: SessionService) {}
+  constructor(
+    private readonly sessions: SessionService,
+    private readonly audit: AuditLog,
+  ) {}
 
   @Get('sessions')
   @Authenticated({ principals: USER_ONLY, permission: null })
@@ -29,10 +34,11 @@ export class SessionController {
   @Authenticated({ principals: USER_OR_API_KEY, permission: null })
   @ApiOperation({ operationId: 'AuthController_endSession', summary: 'End one of your sessions (a key: one of its creator\'s logins).' })
   @ApiResult(SessionsEndedResponse)
-  async endSession(@Ctx() ctx: RequestContext, @Param() params: SessionIdParam) {
-    const session = ctx.session!;
+  async endSession(@Req() req: ContextRequest, @Param() params: SessionIdParam) {
+    const session = req.ctx.session!;
     const ended = await this.sessions.end(session.storeId, { id: params.id, userId: session.userId });
     if (!ended) throw new AppError('SessionNotFound');
+    this.recordEnded(req, session, { type: 'session', id: params.id }, ended);
     return { status: 'OK', ended };
   }
 
@@ -40,11 +46,16 @@ export class SessionController {
   @Authenticated({ principals: USER_OR_API_KEY, permission: null })
   @ApiOperation({ operationId: 'AuthController_endOtherSessions', summary: 'End all your sessions but this one (a key: all its creator\'s logins; the key stays).' })
   @ApiResult(SessionsEndedResponse)
-  async endOtherSessions(@Ctx() ctx: RequestContext) {
-    const session = ctx.session!;
+  async endOtherSessions(@Req() req: ContextRequest) {
+    const session = req.ctx.session!;
     // A key is no login: its id is not a session to keep, and the key itself is not ended here.
     const exceptId = session.principal === 'apiKey' ? undefined : session.sessionId;
     const ended = await this.sessions.end(session.storeId, { userId: session.userId, exceptId });
+    this.recordEnded(req, session, { type: 'user', id: session.userId }, ended);
     return { status: 'OK', ended };
+  }
+
+  private recordEnded(req: ContextRequest, session: SessionData, target: { type: string; id: string }, count: number): void {
+    void this.audit.record({ storeId: session.storeId, action: 'session.ended', outcome: 'success', actor: auditActor(session), target, details: { count } }, auditContext(req));
   }
 }

@@ -7,6 +7,7 @@ import { AuthService, type LoginResult } from '../auth/auth.service.js';
 import { Clock } from '../../platform/clock/clock.js';
 import type { SessionMeta } from '../../kernel/principal.js';
 import type { Tenant } from '../../kernel/tenant.js';
+import { AuditLog } from '../../kernel/audit.js';
 import { UserService } from '../user/user.service.js';
 import { SocialRepository } from './social.repository.js';
 import type { SocialProfile } from './social-profile.js';
@@ -62,6 +63,7 @@ export class SocialService {
     private readonly auth: AuthService,
     private readonly clock: Clock,
     private readonly logger: PinoLogger,
+    private readonly audit: AuditLog,
     config: AppConfig,
   ) {
     this.resolved = config.socialLogin;
@@ -137,8 +139,13 @@ export class SocialService {
     return {
       provider: payload.provider,
       profile: payload.profile,
-      link: (userStoreId, userId, tx) =>
-        this.repo.insertIdentity(userStoreId, { id: randomUUID(), userId, provider: payload.provider, providerUserId: payload.profile.providerUserId, createdAt: this.clock.now() }, tx),
+      link: async (userStoreId, userId, tx) => {
+        await this.repo.insertIdentity(userStoreId, { id: randomUUID(), userId, provider: payload.provider, providerUserId: payload.profile.providerUserId, createdAt: this.clock.now() }, tx);
+        // With the link when it is written in a transaction; queued otherwise.
+        const entry = this.audit.record({ storeId: userStoreId, action: 'user.social.linked', outcome: 'success', actor: { type: 'anonymous', id: null }, target: { type: 'user', id: userId }, details: { provider: payload.providerName ?? payload.provider } }, {}, tx);
+        if (tx) await entry;
+        else void entry;
+      },
     };
   }
 

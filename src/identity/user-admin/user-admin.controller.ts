@@ -30,8 +30,9 @@ export class UserAdminController {
   @Envelope({ dataName: 'user', action: 'create' })
   @ApiOperation({ summary: 'Create a user in the targeted store (admins; anyone when userRegisterIsPublic).' })
   @ApiResult(UserResponse)
-  async create(@Ctx() ctx: RequestContext, @Body() input: CreateUserInput): Promise<Enveloped<unknown>> {
-    const user = await this.admin.create(ctx.session, ctx.store!, input, ctx.origin);
+  async create(@Req() req: ContextRequest, @Body() input: CreateUserInput): Promise<Enveloped<unknown>> {
+    const { ctx } = req;
+    const user = await this.admin.create(ctx.session, ctx.store!, input, ctx.origin, auditContext(req));
     // A caller without an admin role got here only because userRegisterIsPublic opens the route:
     // a public registration, whose answer (like the register routes') says which verification
     // flows the new user starts next.
@@ -73,8 +74,9 @@ export class UserAdminController {
   @Envelope({ dataName: 'user', action: 'delete' })
   @ApiOperation({ summary: 'Delete a user of the store and end its sessions.' })
   @ApiResult(DeletedResponse)
-  async delete(@Ctx() ctx: RequestContext, @Param() params: UserIdParam): Promise<Enveloped<unknown>> {
-    await this.admin.delete(ctx.session!, ctx.store!, params.id);
+  async delete(@Req() req: ContextRequest, @Param() params: UserIdParam): Promise<Enveloped<unknown>> {
+    const { ctx } = req;
+    await this.admin.delete(ctx.session!, ctx.store!, params.id, auditContext(req));
     return { data: { id: params.id } };
   }
 
@@ -92,8 +94,9 @@ export class UserAdminController {
   @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.usersUpdate })
   @ApiOperation({ summary: "End every session of a user (signs it out of all its devices; yours stays when it is you)." })
   @ApiResult(SessionsEndedResponse)
-  async endSessions(@Ctx() ctx: RequestContext, @Param() params: UserIdParam) {
-    const ended = await this.admin.endSessions(ctx.session!, ctx.store!, params.id);
+  async endSessions(@Req() req: ContextRequest, @Param() params: UserIdParam) {
+    const { ctx } = req;
+    const ended = await this.admin.endSessions(ctx.session!, ctx.store!, params.id, auditContext(req));
     return { status: 'OK', ended };
   }
 
@@ -101,8 +104,9 @@ export class UserAdminController {
   @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.usersUpdate })
   @ApiOperation({ summary: "Reset a user's app factors (authenticator app, recovery codes, passkeys) and end its sessions; not your own." })
   @ApiResult(SessionsEndedResponse)
-  async resetFactors(@Ctx() ctx: RequestContext, @Param() params: UserIdParam) {
-    const ended = await this.admin.resetFactors(ctx.session!, ctx.store!, params.id);
+  async resetFactors(@Req() req: ContextRequest, @Param() params: UserIdParam) {
+    const { ctx } = req;
+    const ended = await this.admin.resetFactors(ctx.session!, ctx.store!, params.id, auditContext(req));
     return { status: 'OK', ended };
   }
 }

@@ -11,7 +11,7 @@ import { DomainEvents } from '../../kernel/domain-events.js';
 import { SessionService } from '../session/session.service.js';
 import type { SessionData } from '../../kernel/principal.js';
 import { ROOT_CODENAME, type Tenant } from '../../kernel/tenant.js';
-import { AuditLog, type AuditContext } from '../../kernel/audit.js';
+import { AuditLog, auditActor, type AuditContext } from '../../kernel/audit.js';
 import { hasAdminRole, levelRoles, mayManage, outranks, SAAS_ROLES } from '../../kernel/roles.js';
 import type { SessionEntity } from '../session/index.js';
 import { SYSTEM_USER_FIELDS, type UserEntity } from '../user/index.js';
@@ -46,7 +46,7 @@ export class UserAdminService implements OnModuleInit {
   // POST /users: admins of the store (any role they may grant), or anyone when
   // userRegisterIsPublic (the level's plain user role only). SaaS-level users only by superAdmin
   // or saasAdmin; a single-tenant deployment's root store is its organisation, managed like a store.
-  async create(actor: SessionData | undefined, store: Tenant, input: CreateUserInput, origin: string): Promise<UserEntity> {
+  async create(actor: SessionData | undefined, store: Tenant, input: CreateUserInput, origin: string, context: AuditContext = {}): Promise<UserEntity> {
     const atRoot = store.codename === ROOT_CODENAME;
     if (atRoot && this.config.settings.tenancy === 'multi') {
       if (!actor) throw new AppError('Unauthorized', 'SaaS-level users are created by superAdmin or saasAdmin');
@@ -57,7 +57,11 @@ export class UserAdminService implements OnModuleInit {
     if (input.roleId !== undefined && !admin) throw new AppError('RoleNotAssignable', 'only administrators assign roles');
     const roles = input.roleId === undefined ? [levelRoles(this.config.settings.tenancy, atRoot).user] : this.checkRoles(actor!, store, input.roleId);
     const { roleId: _roleId, ...profile } = input;
-    return this.users.create({ storeId: store.id, roles, ownerId: actor?.userId }, profile, origin);
+    const user = await this.users.create({ storeId: store.id, roles, ownerId: actor?.userId }, profile, origin);
+    // An administrator's creation, or a public registration (nobody logged in, or a plain user).
+    const by = actor ? auditActor(actor) : { type: 'anonymous' as const, id: null };
+    void this.audit.record({ storeId: store.id, action: 'user.created', outcome: 'success', actor: by, target: { type: 'user', id: user.id }, details: { via: admin ? 'admin' : 'registration', roles } }, context);
+    return user;
   }
 
   list(store: Tenant, query: PageQuery): Promise<[UserEntity[], number, PageRequest]> {
@@ -108,7 +112,15 @@ export class UserAdminService implements OnModuleInit {
     // Keys act for their owner: a deactivation or a role change reaches them at once.
     if (input.isActive === false || input.roleId !== undefined) await this.apiKeys.forgetOwner(store.id, id);
     this.events.emit('user.updated', { userId: id, storeId: store.id });
-    const by = { type: actor.principal === 'apiKey' ? ('apiKey' as const) : ('user' as const), id: actor.userId, roleId: actor.roles[0] ?? null };
+    const by = auditActor(actor);
+    // The names of the fields sent, never their values; one's own new password is its own entry.
+    const fields = Object.keys(input).filter((k) => k !== 'currentPassword' && (input as Record<string, unknown>)[k] !== undefined && !(self && k === 'password'));
+    if (fields.length) {
+      void this.audit.record({ storeId: store.id, action: 'user.updated', outcome: 'success', actor: by, target: { type: 'user', id }, details: { fields } }, context);
+    }
+    if (self && input.password !== undefined) {
+      void this.audit.record({ storeId: store.id, action: 'user.password.changed', outcome: 'success', actor: by, target: { type: 'user', id } }, context);
+    }
     if (input.isActive === false && before.isActive) {
       void this.audit.record({ storeId: store.id, action: 'user.deactivated', outcome: 'success', actor: by, target: { type: 'user', id } }, context);
     }
@@ -118,7 +130,7 @@ export class UserAdminService implements OnModuleInit {
     return updated;
   }
 
-  async delete(actor: SessionData, store: Tenant, id: string): Promise<void> {
+  async delete(actor: SessionData, store: Tenant, id: string, context: AuditContext = {}): Promise<void> {
     const user = await this.visible(store, id);
     if (user.id === actor.userId) throw new AppError('Forbidden', 'you cannot delete yourself');
     if (store.ownerId === user.id) throw new AppError('Forbidden', 'the store owner cannot be deleted');
@@ -128,6 +140,7 @@ export class UserAdminService implements OnModuleInit {
     await this.bucket.discardAll(store.id, id);
     await this.users.delete(store.id, id);
     this.events.emit('user.deleted', { userId: id, storeId: store.id, ownerId: user.ownerId });
+    void this.audit.record({ storeId: store.id, action: 'user.deleted', outcome: 'success', actor: auditActor(actor), target: { type: 'user', id } }, context);
   }
 
   // A user's live sessions (its devices), for whoever manages its profile: itself, or an admin
@@ -138,20 +151,23 @@ export class UserAdminService implements OnModuleInit {
   }
 
   // Ends every session of the user; the caller's own login stays when it ends its own others.
-  async endSessions(actor: SessionData, store: Tenant, id: string): Promise<number> {
+  async endSessions(actor: SessionData, store: Tenant, id: string, context: AuditContext = {}): Promise<number> {
     const user = await this.manageable(actor, store, id);
     const self = user.id === actor.userId && actor.principal !== 'apiKey';
-    return this.sessions.end(store.id, { userId: user.id, exceptId: self ? actor.sessionId : undefined });
+    const count = await this.sessions.end(store.id, { userId: user.id, exceptId: self ? actor.sessionId : undefined });
+    void this.audit.record({ storeId: store.id, action: 'session.ended', outcome: 'success', actor: auditActor(actor), target: { type: 'user', id: user.id }, details: { count } }, context);
+    return count;
   }
 
   // Removes the user's app factors (authenticator app, recovery codes, passkeys) and ends its
   // sessions: for a user who lost its device. Never one's own: that goes through a current code
   // or the password (DELETE /auth-api/mfa/totp).
-  async resetFactors(actor: SessionData, store: Tenant, id: string): Promise<number> {
+  async resetFactors(actor: SessionData, store: Tenant, id: string, context: AuditContext = {}): Promise<number> {
     const user = await this.manageable(actor, store, id);
     if (user.id === actor.userId) throw new AppError('Forbidden', 'your own factors are removed with a current code or your password (DELETE /auth-api/mfa/totp)');
     const ended = await this.mfa.reset(store.id, user.id);
     this.events.emit('user.updated', { userId: user.id, storeId: store.id });
+    void this.audit.record({ storeId: store.id, action: 'user.factor.removed', outcome: 'success', actor: auditActor(actor), target: { type: 'user', id: user.id }, details: { factor: 'all', sessionsEnded: ended } }, context);
     return ended;
   }
 

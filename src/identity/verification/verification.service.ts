@@ -11,6 +11,7 @@ import { NotificationService } from '../../messaging/notification/notification.s
 import { SessionService } from '../session/session.service.js';
 import type { SessionData } from '../../kernel/principal.js';
 import type { RequestContext } from '../../kernel/request-context.js';
+import { AuditLog, type AuditContext, type AuditInput } from '../../kernel/audit.js';
 import { checkPasswordPolicy } from '../user/password.js';
 import type { UserEntity } from '../user/index.js';
 import { UserService } from '../user/user.service.js';
@@ -42,6 +43,7 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
     private readonly config: AppConfig,
     private readonly events: EventEmitter2,
     private readonly checks: BootChecks,
+    private readonly audit: AuditLog,
   ) {
     // With KEY_ENCRYPTION_SECRET a stolen table alone does not give the codes back.
     this.pepper = config.env.KEY_ENCRYPTION_SECRET ?? 'verification-codes';
@@ -156,17 +158,18 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
       lookup = { subject };
     }
     const now = this.clock.now();
-    const consumed = await this.codes.consume(storeId, flow, lookup, codeHash, now, MAX_ATTEMPTS);
-    if (!consumed) throw await this.whyNot(storeId, flow, lookup, now);
-    if (!consumed.ok || !consumed.userId || (session && consumed.sessionId !== session.sessionId)) throw invalidCode();
-    const user = await this.users.findById(storeId, consumed.userId);
-    // The identifier may have changed since the code was sent: the code proved the old one.
-    const current = spec.kind === 'secondFactor' ? consumed.subject : user?.[spec.identifier];
-    if (!user?.isActive || current !== consumed.subject) throw invalidCode();
+    const context: AuditContext = { requestId: ctx.requestId, sessionId: ctx.session?.sessionId ?? null };
+    const factor = SECOND_FACTORS[flow as keyof typeof SECOND_FACTORS];
+    const { consumed, user } = await this.spend(storeId, flow, spec, lookup, codeHash, now, session).catch((error: unknown) => {
+      // A second factor's wrong code is recorded; a code of the other flows proves no login.
+      if (session) void this.audit.record({ ...secondFactorEntry(session, factor, false), reason: failureReason(error) }, context);
+      throw error;
+    });
 
     if (session) {
-      const updated = await this.sessions.completeSecondFactor(storeId, session.sessionId, SECOND_FACTORS[flow as keyof typeof SECOND_FACTORS]);
+      const updated = await this.sessions.completeSecondFactor(storeId, session.sessionId, factor);
       if (!updated) throw new AppError('Unauthorized', 'the session has ended');
+      void this.audit.record(secondFactorEntry(session, factor, true), context);
       return updated;
     }
     const verified = spec.identifier === 'email' ? { emailVerified: true } : { mobileVerified: true };
@@ -182,7 +185,26 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
     }
     // The user changed (verified, or a new password): `user-updated` on the event channel.
     this.events.emit('user.updated', { userId: user.id, storeId });
+    const by = { type: 'user' as const, id: user.id, roleId: user.roles[0] ?? null };
+    const target = { type: 'user', id: user.id };
+    if (spec.kind === 'reset') {
+      void this.audit.record({ storeId, action: 'user.password.reset', outcome: 'success', actor: by, target, details: { flow, identifier: spec.identifier } }, context);
+    }
+    // A reset proves the identifier too: the verification is recorded either way.
+    void this.audit.record({ storeId, action: 'user.verification.completed', outcome: 'success', actor: by, target, details: { flow, identifier: spec.identifier } }, context);
     return { status: 'OK', isVerified: true, [spec.identifier]: consumed.subject };
+  }
+
+  // Uses the code up: the code's row and its user, or the error the caller gets.
+  private async spend(storeId: string, flow: VerificationFlow, spec: FlowSpec, lookup: CodeLookup, codeHash: string, now: Date, session: SessionData | undefined) {
+    const consumed = await this.codes.consume(storeId, flow, lookup, codeHash, now, MAX_ATTEMPTS);
+    if (!consumed) throw await this.whyNot(storeId, flow, lookup, now);
+    if (!consumed.ok || !consumed.userId || (session && consumed.sessionId !== session.sessionId)) throw invalidCode();
+    const user = await this.users.findById(storeId, consumed.userId);
+    // The identifier may have changed since the code was sent: the code proved the old one.
+    const current = spec.kind === 'secondFactor' ? consumed.subject : user?.[spec.identifier];
+    if (!user?.isActive || current !== consumed.subject) throw invalidCode();
+    return { consumed, user };
   }
 
   private flow(name: string): { flow: VerificationFlow; spec: FlowSpec; setting: VerificationFlowSetting } {
@@ -248,4 +270,16 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
 
 function invalidCode(): AppError {
   return new AppError('VerificationCodeInvalid', 'the code is not valid');
+}
+
+function secondFactorEntry(session: SessionData, factor: string, passed: boolean): AuditInput {
+  return { storeId: session.storeId, action: passed ? 'user.2fa.passed' : 'user.2fa.failed', outcome: passed ? 'success' : 'failure', actor: { type: 'user', id: session.userId, roleId: session.roles[0] ?? null }, target: { type: 'session', id: session.sessionId }, details: { factor } };
+}
+
+function failureReason(error: unknown): string {
+  const code = error instanceof AppError ? error.errCode : undefined;
+  if (code === 'VerificationAttemptsExceeded') return 'attempts_exceeded';
+  if (code === 'VerificationCodeExpired') return 'expired';
+  if (code === 'VerificationCodeInvalid') return 'wrong_code';
+  return 'error';
 }
