@@ -25,6 +25,8 @@ const running = await createApp({
   // 100 sessions of one user at once.
   settings: {
     maxSessionsPerUser: 1000,
+    // AUDIT_LOG=off: the audit log off, to compare login with it on and off.
+    auditLog: { enabled: process.env.AUDIT_LOG !== 'off' },
     // Short access tokens with refresh tokens, as a deployment that turns them on (the refresh
     // scenario needs them; the other routes must not pay for them).
     accessTokenMinutes: 15,
