@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Secret, TOTP } from 'otpauth';
+import { codeAt, TOTP_STEP_MS, wrongCode } from './totp-codes.js';
 import { DataSource } from 'typeorm';
 import { ManualClock } from '../src/platform/clock/clock.js';
 import { AuditService } from '../src/operations/audit/audit.service.js';
@@ -16,7 +16,7 @@ const LOGS = '/auth-api/v1/auditlogs';
 const HEADER = 'svc-store-codename';
 const V = '/auth-api/verification-services';
 const MFA = '/auth-api/mfa';
-const STEP = 30_000;
+const STEP = TOTP_STEP_MS;
 const NEW_PASSWORD = 'a brand new secret';
 
 type Entry = Record<string, unknown> & { action: string; outcome: string; reason: string | null; actor: { type: string; id: string | null; roleId?: string | null }; target: { type: string; id: string | null } | null; details: Record<string, unknown> | null };
@@ -61,18 +61,7 @@ function expectNoSecret(list: Entry[], ...secrets: string[]): void {
   expect(text).not.toMatch(/passwordHash|secretCode|accessToken|refreshToken/);
 }
 
-function codeAt(secret: string, clock: ManualClock, steps = 0): string {
-  return TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: clock.now().getTime() + steps * STEP });
-}
 
-function wrongCode(secret: string, clock: ManualClock): string {
-  const valid = new Set([-1, 0, 1].map((s) => codeAt(secret, clock, s)));
-  let n = Number(codeAt(secret, clock));
-  let code: string;
-  do code = String((n = (n + 1) % 1_000_000)).padStart(6, '0');
-  while (valid.has(code));
-  return code;
-}
 
 const FLOWS = { 'email-verification': { enabled: true }, 'mobile-verification': { enabled: true }, 'password-reset-by-email': { enabled: true }, 'password-reset-by-mobile': { enabled: true } };
 const billing = generateKeyPairSync('ed25519');

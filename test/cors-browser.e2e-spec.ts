@@ -1,16 +1,14 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { PASSWORD, registerStore, startApp, waitFor, type RegisteredStore, type TestApp } from './helpers.js';
+import { CHROMIUM, describeWithChromium, PASSWORD, registerStore, startApp, waitFor, type RegisteredStore, type TestApp } from './helpers.js';
 
 // A real browser engine (headless Chromium) runs a page from one origin that calls the service
 // on another: the browser itself enforces CORS, preflights included.
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => existsSync(p));
-const describeWithChromium = CHROMIUM ? describe : describe.skip;
 
 type Report = { loginStatus?: number; tokenHeader?: string | null; requestId?: string | null; meStatus?: number; error?: string };
 

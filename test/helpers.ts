@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { describe, expect } from '@jest/globals';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
@@ -124,6 +125,11 @@ export async function updateStoreRow(apps: RunningApp[], storeId: string, set: R
   const late = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('the store change was not announced within 5 s')), 5_000)));
   await Promise.race([Promise.all(heard), late]).finally(() => clearTimeout(timer));
 }
+
+// Debian's Chromium (or another installed one) for the browser suites, which skip without it
+// and say so in their titles. No browser is ever downloaded.
+export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => existsSync(p));
+export const describeWithChromium = CHROMIUM ? describe : describe.skip;
 
 // Suites that need a second replica sharing Redis; each names in its title why it needs it.
 export const describeWithRedis = process.env.REDIS_URL ? describe : describe.skip;

@@ -1,17 +1,14 @@
-import { existsSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import { AuditService } from '../src/operations/audit/audit.service.js';
-import { collectLog, expectError, login, registerStore, startApp, type RegisteredStore, type TestApp } from './helpers.js';
+import { CHROMIUM, describeWithChromium, collectLog, expectError, login, registerStore, startApp, type RegisteredStore, type TestApp } from './helpers.js';
 
 // Passkeys end to end in a real browser: Debian's Chromium driven by playwright-core, with a
 // CDP virtual authenticator (internal transport, resident keys, user verification). The page is
 // served on the service's own origin (http://localhost is a secure context) and calls
 // navigator.credentials with the options the service gives.
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => existsSync(p));
-const describeWithChromium = CHROMIUM ? describe : describe.skip;
 
 // What the page offers the test: the calls an SPA makes, in plain browser JavaScript.
 const PAGE = `<!doctype html><title>passkeys</title><script>

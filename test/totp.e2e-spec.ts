@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Secret, TOTP } from 'otpauth';
+import { codeAt, TOTP_STEP_MS, wrongCode } from './totp-codes.js';
 import { DataSource } from 'typeorm';
 import { ManualClock } from '../src/platform/clock/clock.js';
 import { describeWithRedis, expectError, login, PASSWORD, registerStore, startApp, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
@@ -9,21 +9,9 @@ import { describeWithRedis, expectError, login, PASSWORD, registerStore, startAp
 
 const HEADER = 'svc-store-codename';
 const MFA = '/auth-api/mfa';
-const STEP = 30_000;
+const STEP = TOTP_STEP_MS;
 
-function codeAt(secret: string, clock: ManualClock, steps = 0): string {
-  return TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: clock.now().getTime() + steps * STEP });
-}
 
-// A 6-digit code that is none of the ones valid now (drift included).
-function wrongCode(secret: string, clock: ManualClock): string {
-  const valid = new Set([-1, 0, 1].map((s) => codeAt(secret, clock, s)));
-  let n = Number(codeAt(secret, clock));
-  let code: string;
-  do code = String((n = (n + 1) % 1_000_000)).padStart(6, '0');
-  while (valid.has(code));
-  return code;
-}
 
 function as(t: TestApp, codename: string, token: string) {
   return {

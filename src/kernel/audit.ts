@@ -69,7 +69,6 @@ export const AUDIT_ACTIONS = {
   'group.changed': 'a user group or its membership changed',
   'store.created': 'a store was created',
   'store.updated': 'a store was changed',
-  'store.deactivated': 'a store was deactivated',
   'user.social.linked': 'a social or single sign-on account was linked to a user',
   'user.remote.login': 'a remote service\'s login was accepted',
 } as const;
