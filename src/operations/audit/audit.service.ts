@@ -5,7 +5,7 @@ import { AuditLog, type AuditContext, type AuditInput } from '../../kernel/audit
 import { EventPublisher } from '../../messaging/broker/event-publisher.js';
 import { Clock, DAY_MS } from '../../platform/clock/clock.js';
 import { AppConfig } from '../../platform/config/app-config.js';
-import type { Tx } from '../../platform/database/transactions.js';
+import { afterCommit, type Tx } from '../../platform/database/transactions.js';
 import { chainHash } from './audit-chain.js';
 import { toAuditEntryResponse } from './audit.dto.js';
 import type { AuditEntryEntity } from './audit.entity.js';
@@ -16,6 +16,13 @@ const FLUSH_AT_ENTRIES = 100;
 const SWEEP_EVERY_MS = 3_600_000;
 const SWEEP_BATCH = 5_000;
 const VERIFY_PAGE = 1_000;
+const RETRY_AFTER_MS = 2_000;
+const RETRY_LIMIT = 100_000;
+
+interface QueuedEntry {
+  storeId: string;
+  entry: NewAuditEntry;
+}
 
 export interface ChainCheck {
   verified: number;
@@ -24,7 +31,7 @@ export interface ChainCheck {
 
 @Injectable()
 export class AuditService extends AuditLog implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
-  private queue: { storeId: string; entry: NewAuditEntry }[] = [];
+  private queue: QueuedEntry[] = [];
   private timer?: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
   private sweeper?: NodeJS.Timeout;
@@ -46,8 +53,8 @@ export class AuditService extends AuditLog implements OnApplicationBootstrap, Be
     const entry = this.toEntry(input, context);
     if (tx) {
       const written = await this.entries.append(input.storeId, [entry], tx);
-      // Published once written; a transaction rolled back later leaves an event without entry.
-      this.publish(written);
+      // Published once the change and its entry are committed; never for a rolled-back one.
+      afterCommit(tx, () => this.publish(written));
       return;
     }
     this.queue.push({ storeId: input.storeId, entry });
@@ -78,6 +85,7 @@ export class AuditService extends AuditLog implements OnApplicationBootstrap, Be
 
   onApplicationShutdown(): void {
     clearTimeout(this.timer);
+    if (this.queue.length) this.logger.error({ lost: this.queue.length }, 'audit entries lost at shutdown: the database refused them');
   }
 
   // Deletes entries past the retention, a batch per statement; how many went.
@@ -117,16 +125,29 @@ export class AuditService extends AuditLog implements OnApplicationBootstrap, Be
     }
   }
 
-  private async write(batch: { storeId: string; entry: NewAuditEntry }[]): Promise<void> {
+  // A store's entries that could not be written (the database away) go back to the queue and
+  // are tried again with the next flush, in their order, up to RETRY_LIMIT entries held; past
+  // that the oldest are dropped and the log says how many.
+  private async write(batch: QueuedEntry[]): Promise<void> {
     const byStore = new Map<string, NewAuditEntry[]>();
     for (const { storeId, entry } of batch) byStore.set(storeId, [...(byStore.get(storeId) ?? []), entry]);
+    const failed: QueuedEntry[] = [];
     for (const [storeId, entries] of byStore) {
       try {
         this.publish(await this.entries.append(storeId, entries));
       } catch (err) {
-        this.logger.error({ err, storeId, lost: entries.length }, 'audit entries could not be written');
+        this.logger.warn({ err, storeId, entries: entries.length }, 'audit entries could not be written: kept for the next flush');
+        failed.push(...entries.map((entry) => ({ storeId, entry })));
       }
     }
+    if (!failed.length) return;
+    this.queue = [...failed, ...this.queue];
+    const dropped = this.queue.length - RETRY_LIMIT;
+    if (dropped > 0) {
+      this.queue.splice(0, dropped);
+      this.logger.error({ lost: dropped }, 'audit entries lost: the database refused them for too long');
+    }
+    this.timer ??= setTimeout(() => void this.flush(), RETRY_AFTER_MS);
   }
 
   // `<service>-audit-<action with dots as dashes>`, with the store for the subscribers' filters.

@@ -14,8 +14,16 @@ export class Transactions {
 
   // Every query of `work` must go through `tx`: on the embedded database, waiting on another
   // pooled connection while the transaction is open never ends (docs/adr/0001).
-  run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction((manager) => work(manager as unknown as Tx));
+  // What `afterCommit` registered on the transaction runs once it has committed; nothing of it
+  // runs after a rollback.
+  async run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    const hooks: (() => void)[] = [];
+    const result = await this.dataSource.transaction((manager) => {
+      commitHooks.set(manager, hooks);
+      return work(manager as unknown as Tx);
+    });
+    for (const hook of hooks) hook();
+    return result;
   }
 
   // As run, one at a time across every replica for the same `lock` (a transaction-level
@@ -26,6 +34,17 @@ export class Transactions {
       return work(tx);
     });
   }
+}
+
+const commitHooks = new WeakMap<object, (() => void)[]>();
+
+// Runs `hook` when `tx` commits (at once outside a transaction, or in one not opened by
+// Transactions.run): what others may see of a change, such as an event, only once it is there.
+// A hook must not throw (the change is committed by then).
+export function afterCommit(tx: Tx | undefined, hook: () => void): void {
+  const hooks = tx && commitHooks.get(tx);
+  if (hooks) hooks.push(hook);
+  else hook();
 }
 
 // For repositories: the transaction's EntityManager, or the pool's outside a transaction.
