@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { DAY_MS, ManualClock } from '../src/platform/clock/clock.js';
 import { AuditService } from '../src/operations/audit/audit.service.js';
 import { EventPublisher } from '../src/messaging/broker/event-publisher.js';
-import { expectError, waitFor, login, PASSWORD, registerStore, startApp, updateStoreRow, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
+import { expectError, waitFor, login, PASSWORD, SUPER_ADMIN, registerStore, startApp, updateStoreRow, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
 
 // The audit log seen from its readers: what each wired action records (and never a secret), that
 // nothing queued is lost at shutdown, the hash chain and its check, retention, the filters and
@@ -216,6 +216,32 @@ describe('audit log', () => {
     expectError(await t.http.get(LOGS).set(HEADER, b.store.codename).set('Authorization', `Bearer ${a.token}`), 403, 'TenantMismatch');
     const exported = await t.http.get(`${LOGS}/export`).query({ targetId: b.store.ownerId }).set(HEADER, a.store.codename).set('Authorization', `Bearer ${a.token}`).expect(200);
     expect(exported.text).toBe('');
+  });
+
+  it('the super administrator and a SaaS administrator read any store they target, root included; a saasUser does not', async () => {
+    const a = await ownerOfNewStore(t);
+    await failLogin(t, a.store.codename, a.store.ownerEmail);
+    const superAdmin = await login(t.http, SUPER_ADMIN.username, SUPER_ADMIN.password);
+    const makeRootUser = async (roleId: string) => {
+      const email = uniqueEmail();
+      await t.http.post(USERS).set('Authorization', `Bearer ${superAdmin.accessToken}`).send({ email, password: PASSWORD, fullname: roleId, roleId }).expect(201);
+      return (await login(t.http, email, PASSWORD)).accessToken;
+    };
+    const saasAdmin = await makeRootUser('saasAdmin');
+    const saasUser = await makeRootUser('saasUser');
+    await t.app.get(AuditService).flush();
+    for (const token of [superAdmin.accessToken, saasAdmin]) {
+      const ofA = await t.http.get(LOGS).set(HEADER, a.store.codename).set('Authorization', `Bearer ${token}`).expect(200);
+      expect(ofA.body.auditLogs.length).toBeGreaterThan(0);
+      expect((ofA.body.auditLogs as Entry[]).every((e) => e.storeId === a.store.storeId)).toBe(true);
+      const exported = await t.http.get(`${LOGS}/export`).set(HEADER, a.store.codename).set('Authorization', `Bearer ${token}`).expect(200);
+      expect((exported.text as string).trim().split('\n').map((l) => (JSON.parse(l) as Entry).storeId)).toContain(a.store.storeId);
+      const root = await t.http.get(LOGS).query({ action: 'user.created' }).set('Authorization', `Bearer ${token}`).expect(200);
+      expect((root.body.auditLogs as Entry[]).some((e) => e.storeId !== a.store.storeId)).toBe(true);
+    }
+    expectError(await t.http.get(LOGS).set(HEADER, a.store.codename).set('Authorization', `Bearer ${saasUser}`), 403, 'TenantMismatch');
+    // A store's own administrator is still held to its store.
+    expectError(await t.http.get(LOGS).set('Authorization', `Bearer ${a.token}`), 403, 'TenantMismatch');
   });
 
   it('export: NDJSON and CSV, with the filters', async () => {

@@ -71,9 +71,9 @@ const ROUTES = [
   { method: 'POST', path: '/auth-api/v1/apikeys', policy: 'authenticated(user) permission=apikeys.create' },
   { method: 'DELETE', path: '/auth-api/v1/apikeys/:id', policy: 'authenticated(user) permission=apikeys.delete' },
   // the audit log: read, exported and checked by the store's administrators (a super administrator: any store)
-  { method: 'GET', path: '/auth-api/v1/auditlogs', policy: `authenticated(user,apiKey) ${ADMINS} permission=auditLog.read` },
-  { method: 'GET', path: '/auth-api/v1/auditlogs/export', policy: `authenticated(user,apiKey) ${ADMINS} permission=auditLog.read` },
-  { method: 'GET', path: '/auth-api/v1/auditlogs/verify', policy: `authenticated(user,apiKey) ${ADMINS} permission=auditLog.read` },
+  { method: 'GET', path: '/auth-api/v1/auditlogs', policy: `authenticated(user,apiKey) ${ADMINS} permission=auditLog.read saasAdminTargetsAnyStore` },
+  { method: 'GET', path: '/auth-api/v1/auditlogs/export', policy: `authenticated(user,apiKey) ${ADMINS} permission=auditLog.read saasAdminTargetsAnyStore` },
+  { method: 'GET', path: '/auth-api/v1/auditlogs/verify', policy: `authenticated(user,apiKey) ${ADMINS} permission=auditLog.read saasAdminTargetsAnyStore` },
   { method: 'GET', path: '/auth-api/v1/briefstores', policy: 'public' },
   // grants: store admins in their store, SaaS admins at root; never a permission the caller
   // does not hold, only over roles and users it outranks (checked in the service)

@@ -51,6 +51,7 @@ function describe(policy: AuthPolicy | undefined): string {
     policy.publicWhen && `publicWhen=${policy.publicWhen}`,
     policy.during2FA && 'during2FA',
     policy.mfaEnrollment && 'mfaEnrollment',
+    policy.saasAdminTargetsAnyStore && 'saasAdminTargetsAnyStore',
   ]
     .filter(Boolean)
     .join(' ');

@@ -34,6 +34,9 @@ export interface AuthPolicy {
   // Open to a login whose role requires an app factor it has not enrolled yet
   // (mfaRequiredForRoles): the enrolment routes. Second factors still pending close it.
   mfaEnrollment?: boolean;
+  // A SaaS administrator may target any store here, as a super administrator may everywhere
+  // (the audit log: SaaS operators read every store's).
+  saasAdminTargetsAnyStore?: boolean;
 }
 
 export const Authenticated = Reflector.createDecorator<AuthPolicy>();

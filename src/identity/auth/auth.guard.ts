@@ -11,6 +11,7 @@ import { MachineAuthService } from '../m2m/machine-auth.service.js';
 import type { SessionData } from '../../kernel/principal.js';
 import { StoreService } from '../store/store.service.js';
 import { SAAS_ROLES } from '../../kernel/roles.js';
+import { ROOT_CODENAME } from '../../kernel/tenant.js';
 import { VerificationGate } from '../verification/verification.gate.js';
 import { AuthenticationService } from './authentication.service.js';
 
@@ -85,17 +86,20 @@ export class AuthGuard implements CanActivate {
 
     // The second-factor routes tell a sign-in ended by too many wrong codes from any other end.
     const { session, token } = await this.authentication.authenticate(req, { bucketToken: policy.bucketToken, secondFactorRoute: policy.during2FA && !policy.noLoginShape });
-    await this.checkTenant(req, session);
+    await this.checkTenant(req, session, policy);
     await this.assertStoreActive(req, session);
     req.ctx.accessToken = token;
     return this.admit(req, policy, session, true) && this.permit(req, policy);
   }
 
-  // A token is valid only in the store it was issued for, except a super administrator's.
+  // A token is valid only in the store it was issued for, except a super administrator's (and a
+  // SaaS administrator's on the routes that say so).
   // The answer says how to fix the call: which header, with the token's own store.
-  private async checkTenant(req: ContextRequest, session: SessionData): Promise<void> {
-    if (session.storeId !== req.ctx.store!.id && !session.roles.includes(SAAS_ROLES.superAdmin)) {
-      const own = await this.stores.findById(session.storeId);
+  private async checkTenant(req: ContextRequest, session: SessionData, policy?: AuthPolicy): Promise<void> {
+    if (session.storeId === req.ctx.store!.id || session.roles.includes(SAAS_ROLES.superAdmin)) return;
+    const own = await this.stores.findById(session.storeId);
+    const saasAdmin = policy?.saasAdminTargetsAnyStore && own?.codename === ROOT_CODENAME && session.roles.includes(SAAS_ROLES.saasAdmin);
+    if (!saasAdmin) {
       const header = `${this.config.env.PROJECT_CODENAME}-store-codename`;
       const targeted = req.ctx.storeTargeted ? `store "${req.ctx.store!.codename}"` : `no store (root is assumed)`;
       throw new AppError(

@@ -16,7 +16,7 @@ import { AuditService } from './audit.service.js';
 const EXPORT_PAGE = 500;
 
 // The store is always the request's (its own for an administrator; any targeted one for a
-// super administrator, as the guard decides): nothing a caller sends, cursor included, names it.
+// super or SaaS administrator, as the guard decides): nothing a caller sends, cursor included, names it.
 @ApiTags('audit log')
 @Controller('auth-api')
 export class AuditController {
@@ -26,7 +26,7 @@ export class AuditController {
   ) {}
 
   @Get('v1/auditlogs')
-  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.auditLogRead })
+  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.auditLogRead, saasAdminTargetsAnyStore: true })
   @Envelope({ dataName: 'auditLogs', action: 'list' })
   @ApiOperation({ summary: 'The targeted store\'s audit entries, newest first, filtered; pages follow `nextCursor` (`after=`).' })
   @ApiResult([AuditEntryResponse])
@@ -49,7 +49,7 @@ export class AuditController {
   }
 
   @Get('v1/auditlogs/export')
-  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.auditLogRead })
+  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.auditLogRead, saasAdminTargetsAnyStore: true })
   @ApiOperation({ summary: 'The targeted store\'s audit entries with the list\'s filters, newest first, streamed as NDJSON or CSV.' })
   @ApiOkResponse({ description: 'One entry per line (NDJSON: as in the list; CSV: a header line, then the columns).', content: { 'application/x-ndjson': { schema: { type: 'string' } }, 'text/csv': { schema: { type: 'string' } } } })
   async export(@Ctx() ctx: RequestContext, @Query() query: AuditExportQuery, @Res() res: Response): Promise<void> {
@@ -73,7 +73,7 @@ export class AuditController {
   }
 
   @Get('v1/auditlogs/verify')
-  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.auditLogRead })
+  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.auditLogRead, saasAdminTargetsAnyStore: true })
   @ApiOperation({ summary: 'Checks the targeted store\'s hash chain: how many entries are sound, and the first that is not.' })
   @ApiResult(AuditVerifyResponse)
   async verify(@Ctx() ctx: RequestContext) {
