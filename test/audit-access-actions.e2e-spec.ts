@@ -141,6 +141,33 @@ describe('audit log: stores, grants, groups and lockouts', () => {
     for (const e of changes.filter((x) => x.target?.type === 'user')) expect(e.details).toMatchObject({ membershipId: m });
   });
 
+  it('a change and its entry stand or fall together: when the entry cannot be written, the grant, the group, the user change and the store change are not made', async () => {
+    const o = await ownerOfNewStore(t);
+    const member = await addUser(t, o);
+    const db = t.app.get(DataSource);
+    // The database refuses this store's new audit entries (as a full disk or a lost connection would).
+    const fn = `refuse_audit_${o.store.storeId.replaceAll('-', '')}`;
+    await db.query(`CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'audit entry refused'; END $$`);
+    await db.query(`CREATE TRIGGER ${fn} BEFORE INSERT ON "audit_log" FOR EACH ROW WHEN (NEW."storeId" = '${o.store.storeId}') EXECUTE FUNCTION ${fn}()`);
+    try {
+      const failed = (status: number) => expect(status).toBeGreaterThanOrEqual(500);
+      failed((await as(t.http.post(GRANTS), o).send({ permission: 'report.read', userId: member.id, canDo: true })).status);
+      failed((await as(t.http.post(GROUPS), o).send({ groupName: 'never made' })).status);
+      failed((await as(t.http.patch(`/auth-api/v1/users/${member.id}`), o).send({ isActive: false, fullname: 'Renamed' })).status);
+      failed((await as(t.http.patch('/auth-api/v1/store'), o).send({ language: 'de' })).status);
+      expect(await db.query('SELECT 1 FROM "permission_grants" WHERE "userId" = $1', [member.id])).toEqual([]);
+      expect(await db.query(`SELECT 1 FROM "user_groups" WHERE "storeId" = $1 AND "groupName" = 'never made'`, [o.store.storeId])).toEqual([]);
+      expect(await db.query('SELECT "isActive", "fullname" FROM "users" WHERE "id" = $1', [member.id])).toEqual([{ isActive: true, fullname: 'Member' }]);
+      expect((await db.query('SELECT "language" FROM "stores" WHERE "id" = $1', [o.store.storeId]))[0].language).not.toBe('de');
+    } finally {
+      await db.query(`DROP TRIGGER ${fn} ON "audit_log"`);
+      await db.query(`DROP FUNCTION ${fn}()`);
+    }
+    // With the entry written again, the same change is made and recorded.
+    await as(t.http.patch(`/auth-api/v1/users/${member.id}`), o).send({ isActive: false }).expect(200);
+    expect((await entries(t, o, 'user.deactivated')).map((e) => e.target?.id)).toEqual([member.id]);
+  });
+
   it('user.login.locked: once, on the failure that takes the last attempt; later refusals are failed logins with reason locked', async () => {
     const o = await ownerOfNewStore(t);
     const member = await addUser(t, o);

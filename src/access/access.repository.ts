@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, IsNull, type FindOptionsWhere } from 'typeorm';
 import type { PageRequest } from '../kernel/paging.js';
+import { managerOf, type Tx } from '../platform/database/transactions.js';
 import { PermissionGrantEntity, UserGroupEntity, UserGroupMemberEntity } from './access.entity.js';
 
 // `storeId` first on every tenant-level method; null names the SaaS level (grants and groups
@@ -9,16 +10,29 @@ import { PermissionGrantEntity, UserGroupEntity, UserGroupMemberEntity } from '.
 export class AccessRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  // Writes take the transaction of the change's audit entry (Transactions.run in the service).
   private get grants() {
-    return this.dataSource.getRepository(PermissionGrantEntity);
+    return this.grantsIn();
   }
 
   private get groups() {
-    return this.dataSource.getRepository(UserGroupEntity);
+    return this.groupsIn();
   }
 
   private get members() {
-    return this.dataSource.getRepository(UserGroupMemberEntity);
+    return this.membersIn();
+  }
+
+  private grantsIn(tx?: Tx) {
+    return managerOf(this.dataSource, tx).getRepository(PermissionGrantEntity);
+  }
+
+  private groupsIn(tx?: Tx) {
+    return managerOf(this.dataSource, tx).getRepository(UserGroupEntity);
+  }
+
+  private membersIn(tx?: Tx) {
+    return managerOf(this.dataSource, tx).getRepository(UserGroupMemberEntity);
   }
 
   // Every grant that can reach this caller in its store: its roles, itself, its groups, the
@@ -37,8 +51,8 @@ export class AccessRepository {
     );
   }
 
-  insertGrant(storeId: string | null, grant: Omit<PermissionGrantEntity, 'storeId'>): Promise<PermissionGrantEntity> {
-    return this.grants.save({ ...grant, storeId });
+  insertGrant(storeId: string | null, grant: Omit<PermissionGrantEntity, 'storeId'>, tx?: Tx): Promise<PermissionGrantEntity> {
+    return this.grantsIn(tx).save({ ...grant, storeId });
   }
 
   listGrants(storeId: string | null, page: PageRequest): Promise<[PermissionGrantEntity[], number]> {
@@ -56,13 +70,13 @@ export class AccessRepository {
     return (await this.grants.find({ select: { ownerId: true }, where })).map((g) => g.ownerId);
   }
 
-  async deleteGrant(storeId: string | null, id: string): Promise<boolean> {
-    const res = await this.grants.delete({ storeId: storeId ?? IsNull(), id });
+  async deleteGrant(storeId: string | null, id: string, tx?: Tx): Promise<boolean> {
+    const res = await this.grantsIn(tx).delete({ storeId: storeId ?? IsNull(), id });
     return !!res.affected;
   }
 
-  insertGroup(storeId: string | null, group: Omit<UserGroupEntity, 'storeId'>): Promise<UserGroupEntity> {
-    return this.groups.save({ ...group, storeId });
+  insertGroup(storeId: string | null, group: Omit<UserGroupEntity, 'storeId'>, tx?: Tx): Promise<UserGroupEntity> {
+    return this.groupsIn(tx).save({ ...group, storeId });
   }
 
   // A store sees its own groups and the global ones.
@@ -75,18 +89,18 @@ export class AccessRepository {
     return this.groups.findOne({ where: storeId ? [{ storeId, id }, { storeId: IsNull(), id }] : [{ storeId: IsNull(), id }] });
   }
 
-  async updateGroup(storeId: string | null, id: string, changes: Partial<Pick<UserGroupEntity, 'groupName' | 'avatar'>>): Promise<void> {
-    if (Object.keys(changes).length) await this.groups.update({ storeId: storeId ?? IsNull(), id }, changes);
+  async updateGroup(storeId: string | null, id: string, changes: Partial<Pick<UserGroupEntity, 'groupName' | 'avatar'>>, tx?: Tx): Promise<void> {
+    if (Object.keys(changes).length) await this.groupsIn(tx).update({ storeId: storeId ?? IsNull(), id }, changes);
   }
 
   // Its memberships and grants go with it (ON DELETE CASCADE).
-  async deleteGroup(storeId: string | null, id: string): Promise<boolean> {
-    const res = await this.groups.delete({ storeId: storeId ?? IsNull(), id });
+  async deleteGroup(storeId: string | null, id: string, tx?: Tx): Promise<boolean> {
+    const res = await this.groupsIn(tx).delete({ storeId: storeId ?? IsNull(), id });
     return !!res.affected;
   }
 
-  insertMember(storeId: string, member: Omit<UserGroupMemberEntity, 'storeId'>): Promise<UserGroupMemberEntity> {
-    return this.members.save({ ...member, storeId });
+  insertMember(storeId: string, member: Omit<UserGroupMemberEntity, 'storeId'>, tx?: Tx): Promise<UserGroupMemberEntity> {
+    return this.membersIn(tx).save({ ...member, storeId });
   }
 
   findMember(storeId: string, id: string): Promise<UserGroupMemberEntity | null> {
@@ -106,12 +120,12 @@ export class AccessRepository {
     return this.members.findAndCount({ where: { storeId, ...(groupId && { groupId }) }, order: { createdAt: 'ASC', id: 'ASC' }, skip: page.offset, take: page.pageRowCount });
   }
 
-  async updateMember(storeId: string, id: string, changes: Pick<UserGroupMemberEntity, 'groupId' | 'userId'>): Promise<void> {
-    await this.members.update({ storeId, id }, changes);
+  async updateMember(storeId: string, id: string, changes: Pick<UserGroupMemberEntity, 'groupId' | 'userId'>, tx?: Tx): Promise<void> {
+    await this.membersIn(tx).update({ storeId, id }, changes);
   }
 
-  async deleteMember(storeId: string, id: string): Promise<boolean> {
-    const res = await this.members.delete({ storeId, id });
+  async deleteMember(storeId: string, id: string, tx?: Tx): Promise<boolean> {
+    const res = await this.membersIn(tx).delete({ storeId, id });
     return !!res.affected;
   }
 }

@@ -6,6 +6,7 @@ import { Clock } from '../platform/clock/clock.js';
 import { AuditLog, type AuditActor, type AuditContext } from '../kernel/audit.js';
 import { AppError } from '../kernel/errors.js';
 import { pageRequest, type PageQuery, type PageRequest } from '../kernel/paging.js';
+import { Transactions, type Tx } from '../platform/database/transactions.js';
 import { AppConfig } from '../platform/config/app-config.js';
 import { BootChecks } from '../platform/config/boot-checks.js';
 import { ROOT_CODENAME, type Tenant } from '../kernel/tenant.js';
@@ -36,6 +37,7 @@ export class AccessService implements OnModuleInit {
     private readonly clock: Clock,
     private readonly checks: BootChecks,
     private readonly audit: AuditLog,
+    private readonly transactions: Transactions,
   ) {}
 
   // A stored role back as the settings declare it (a number custom role as its number).
@@ -106,7 +108,7 @@ export class AccessService implements OnModuleInit {
     if (input.groupId !== undefined && !(await this.repo.findVisibleGroup(this.groupScope(store), input.groupId))) throw new AppError('UserGroupNotFound', 'no such group');
     this.assertMayChange(principal, store, await this.grantEffects(store, { roleId, user, groupId: input.groupId ?? null }));
     if (!(await this.can(principal, input.permission))) throw new AppError('PermissionNotHeld', `you do not hold "${input.permission}"`);
-    const grant = await this.repo.insertGrant(grantScope(store), {
+    const fields = {
       id: randomUUID(),
       permission: input.permission,
       roleId,
@@ -116,9 +118,12 @@ export class AccessService implements OnModuleInit {
       canDo: input.canDo,
       ownerId: principal.userId!,
       createdAt: this.clock.now(),
+    };
+    return this.transactions.run(async (tx) => {
+      const grant = await this.repo.insertGrant(grantScope(store), fields, tx);
+      await this.recordGrant(principal, store, 'permission.grant.added', grant, context, tx);
+      return grant;
     });
-    this.recordGrant(principal, store, 'permission.grant.added', grant, context);
-    return grant;
   }
 
   async listGrants(_principal: Principal, store: Tenant, query: PageQuery): Promise<[PermissionGrantEntity[], number, PageRequest]> {
@@ -141,22 +146,26 @@ export class AccessService implements OnModuleInit {
     const user = grant.userId === null ? null : await this.users.findById(store.id, grant.userId);
     // a grant to a user who is gone reaches nobody
     if (grant.userId === null || user) this.assertMayChange(principal, store, await this.grantEffects(store, { roleId: grant.roleId, user, groupId: grant.groupId }, grant.ownerId));
-    await this.repo.deleteGrant(grant.storeId, grant.id);
-    this.recordGrant(principal, store, 'permission.grant.removed', grant, context);
+    await this.transactions.run(async (tx) => {
+      await this.repo.deleteGrant(grant.storeId, grant.id, tx);
+      await this.recordGrant(principal, store, 'permission.grant.removed', grant, context, tx);
+    });
   }
 
-  private recordGrant(principal: Principal, store: Tenant, action: 'permission.grant.added' | 'permission.grant.removed', grant: PermissionGrantEntity, context: AuditContext): void {
+  // Each change and its audit entry are written in one transaction.
+  private recordGrant(principal: Principal, store: Tenant, action: 'permission.grant.added' | 'permission.grant.removed', grant: PermissionGrantEntity, context: AuditContext, tx: Tx): Promise<void> {
     const { permission, canDo, roleId, userId, groupId, objectId } = grant;
-    void this.audit.record(
+    return this.audit.record(
       { storeId: store.id, action, outcome: 'success', actor: auditActor(principal), target: { type: 'permissionGrant', id: grant.id }, details: { permission, canDo, roleId, userId, groupId, objectId } },
       context,
+      tx,
     );
   }
 
   // group.changed: the group is the target of a group's own changes, the user of a membership's.
-  private recordGroup(principal: Principal, store: Tenant, change: 'created' | 'updated' | 'deleted' | 'member.added' | 'member.removed', groupId: string, context: AuditContext, extra: { userId?: string; membershipId?: string; fields?: string[] } = {}): void {
+  private recordGroup(principal: Principal, store: Tenant, change: 'created' | 'updated' | 'deleted' | 'member.added' | 'member.removed', groupId: string, context: AuditContext, tx: Tx, extra: { userId?: string; membershipId?: string; fields?: string[] } = {}): Promise<void> {
     const target = extra.userId ? { type: 'user', id: extra.userId } : { type: 'userGroup', id: groupId };
-    void this.audit.record({ storeId: store.id, action: 'group.changed', outcome: 'success', actor: auditActor(principal), target, details: { change, groupId, ...extra } }, context);
+    return this.audit.record({ storeId: store.id, action: 'group.changed', outcome: 'success', actor: auditActor(principal), target, details: { change, groupId, ...extra } }, context, tx);
   }
 
   // The one rule of who may change what affects whom (access.policy.ts), for every change of
@@ -200,15 +209,12 @@ export class AccessService implements OnModuleInit {
     this.assertGroupsActive();
     const storeId = this.groupScope(store);
     if (storeId === null) this.assertSaasAdmin(principal);
-    const group = await this.repo.insertGroup(storeId, {
-      id: randomUUID(),
-      groupName: input.groupName,
-      avatar: input.avatar ?? this.avatars.generate(origin),
-      ownerId: principal.userId!,
-      createdAt: this.clock.now(),
+    const fields = { id: randomUUID(), groupName: input.groupName, avatar: input.avatar ?? this.avatars.generate(origin), ownerId: principal.userId!, createdAt: this.clock.now() };
+    return this.transactions.run(async (tx) => {
+      const group = await this.repo.insertGroup(storeId, fields, tx);
+      await this.recordGroup(principal, store, 'created', group.id, context, tx);
+      return group;
     });
-    this.recordGroup(principal, store, 'created', group.id, context);
-    return group;
   }
 
   async listGroups(_principal: Principal, store: Tenant, query: PageQuery): Promise<[UserGroupEntity[], number, PageRequest]> {
@@ -230,8 +236,10 @@ export class AccessService implements OnModuleInit {
     if (group.storeId === null) this.assertSaasAdmin(principal);
     this.assertMayChange(principal, store, (await this.membersOf(store, group.id)).map(({ user }) => ({ member: user, takes: [] })));
     const changes = { ...(input.groupName !== undefined && { groupName: input.groupName }), ...(input.avatar !== undefined && { avatar: input.avatar }) };
-    await this.repo.updateGroup(group.storeId, group.id, changes);
-    this.recordGroup(principal, store, 'updated', group.id, context, { fields: Object.keys(changes) });
+    await this.transactions.run(async (tx) => {
+      await this.repo.updateGroup(group.storeId, group.id, changes, tx);
+      await this.recordGroup(principal, store, 'updated', group.id, context, tx, { fields: Object.keys(changes) });
+    });
     return { ...group, ...changes };
   }
 
@@ -242,8 +250,10 @@ export class AccessService implements OnModuleInit {
     const members = await this.membersOf(store, group.id);
     const grantSetters = members.length ? await this.repo.grantSettersOnGroup(grantScope(store), group.id) : [];
     this.assertMayChange(principal, store, members.map(({ member, user }) => ({ member: user, takes: [member.ownerId, ...grantSetters] })));
-    await this.repo.deleteGroup(group.storeId, group.id);
-    this.recordGroup(principal, store, 'deleted', group.id, context);
+    await this.transactions.run(async (tx) => {
+      await this.repo.deleteGroup(group.storeId, group.id, tx);
+      await this.recordGroup(principal, store, 'deleted', group.id, context, tx);
+    });
   }
 
   // A store's admins add the store's own users whom they may manage (the user-management rule),
@@ -252,9 +262,12 @@ export class AccessService implements OnModuleInit {
     const group = await this.getGroup(principal, store, input.groupId);
     this.assertMayChange(principal, store, [{ member: await this.userOf(store, input.userId), takes: [] }]);
     if (await this.repo.findMembership(store.id, group.id, input.userId)) throw new AppError('UserGroupMemberExists', 'the user is already in the group');
-    const member = await this.repo.insertMember(store.id, { id: randomUUID(), groupId: group.id, userId: input.userId, ownerId: principal.userId!, createdAt: this.clock.now() });
-    this.recordGroup(principal, store, 'member.added', group.id, context, { userId: member.userId, membershipId: member.id });
-    return member;
+    const fields = { id: randomUUID(), groupId: group.id, userId: input.userId, ownerId: principal.userId!, createdAt: this.clock.now() };
+    return this.transactions.run(async (tx) => {
+      const member = await this.repo.insertMember(store.id, fields, tx);
+      await this.recordGroup(principal, store, 'member.added', group.id, context, tx, { userId: member.userId, membershipId: member.id });
+      return member;
+    });
   }
 
   // A membership moves to another group or user under the rules of adding one; its user, when
@@ -273,11 +286,13 @@ export class AccessService implements OnModuleInit {
     const existing = await this.repo.findMembership(store.id, group.id, userId);
     if (existing && existing.id !== member.id) throw new AppError('UserGroupMemberExists', 'the user is already in the group');
     const changes = { groupId: group.id, userId };
-    await this.repo.updateMember(store.id, member.id, changes);
-    if (moved) {
-      this.recordGroup(principal, store, 'member.removed', member.groupId, context, { userId: member.userId, membershipId: member.id });
-      this.recordGroup(principal, store, 'member.added', group.id, context, { userId, membershipId: member.id });
-    }
+    await this.transactions.run(async (tx) => {
+      await this.repo.updateMember(store.id, member.id, changes, tx);
+      if (moved) {
+        await this.recordGroup(principal, store, 'member.removed', member.groupId, context, tx, { userId: member.userId, membershipId: member.id });
+        await this.recordGroup(principal, store, 'member.added', group.id, context, tx, { userId, membershipId: member.id });
+      }
+    });
     return { ...member, ...changes };
   }
 
@@ -306,8 +321,10 @@ export class AccessService implements OnModuleInit {
     const member = await this.getMember(principal, store, id);
     const user = await this.users.findById(store.id, member.userId);
     if (user) this.assertMayChange(principal, store, [{ member: user, takes: await this.lostWith(store, member) }]);
-    await this.repo.deleteMember(store.id, id);
-    this.recordGroup(principal, store, 'member.removed', member.groupId, context, { userId: member.userId, membershipId: member.id });
+    await this.transactions.run(async (tx) => {
+      await this.repo.deleteMember(store.id, id, tx);
+      await this.recordGroup(principal, store, 'member.removed', member.groupId, context, tx, { userId: member.userId, membershipId: member.id });
+    });
   }
 
   private groupScope(store: Tenant): string | null {

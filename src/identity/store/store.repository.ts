@@ -56,9 +56,9 @@ export class StoreRepository {
     return repo.save(repo.create(store));
   }
 
-  async update(id: string, changes: Partial<Pick<StoreEntity, 'language'>>): Promise<StoreEntity | null> {
-    await this.repo().update({ id }, changes);
-    return this.findById(id);
+  async update(id: string, changes: Partial<Pick<StoreEntity, 'language'>>, tx?: Tx): Promise<StoreEntity | null> {
+    await this.repo(tx).update({ id }, changes);
+    return this.findById(id, tx);
   }
 
   // The public store picker: every store but the SaaS level, oldest first. The page's ids come

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { AvatarService } from '../avatar/avatar.service.js';
-import { AuditLog, type AuditContext } from '../../kernel/audit.js';
+import { AuditLog, auditActor, type AuditContext } from '../../kernel/audit.js';
 import { AppError } from '../../kernel/errors.js';
 import type { SessionData } from '../../kernel/principal.js';
 import { pageRequest, type PageRequest } from '../../kernel/paging.js';
 import { AppConfig } from '../../platform/config/app-config.js';
-import type { Tx } from '../../platform/database/transactions.js';
+import { Transactions, type Tx } from '../../platform/database/transactions.js';
 import { codenameBase, uniqueCodename } from './codename.js';
 import { toStoreResponse, type BriefStoresQuery, type StoreInput, type UpdateStoreInput } from './store.dto.js';
 import { ROOT_CODENAME, type StoreEntity } from './store.entity.js';
@@ -20,6 +20,7 @@ export class StoreService {
     private readonly avatars: AvatarService,
     private readonly config: AppConfig,
     private readonly audit: AuditLog,
+    private readonly transactions: Transactions,
   ) {}
 
   // Tenant targeting: the store a request names, or 400 StoreNotFound.
@@ -68,13 +69,13 @@ export class StoreService {
     if (input.language === undefined) return store;
     // The row as it is now: the request's store comes from a cache that may lag a change just made.
     const before = (await this.stores.findById(store.id)) ?? store;
-    const updated = (await this.stores.update(store.id, { language: input.language }))!;
     const fields = input.language === before.language ? [] : ['language'];
-    if (fields.length) {
-      const by = { type: actor.principal === 'apiKey' ? ('apiKey' as const) : ('user' as const), id: actor.userId, roleId: actor.roles[0] ?? null };
-      void this.audit.record({ storeId: store.id, action: 'store.updated', outcome: 'success', actor: by, target: { type: 'store', id: store.id }, details: { fields } }, context);
-    }
-    return updated;
+    // The change and its entry in one transaction.
+    return this.transactions.run(async (tx) => {
+      const updated = (await this.stores.update(store.id, { language: input.language }, tx))!;
+      if (fields.length) await this.audit.record({ storeId: store.id, action: 'store.updated', outcome: 'success', actor: auditActor(actor), target: { type: 'store', id: store.id }, details: { fields } }, context, tx);
+      return updated;
+    });
   }
 
   // The store record as other features may show it.

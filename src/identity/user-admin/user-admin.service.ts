@@ -11,7 +11,7 @@ import { DomainEvents } from '../../kernel/domain-events.js';
 import { SessionService } from '../session/session.service.js';
 import type { SessionData } from '../../kernel/principal.js';
 import { ROOT_CODENAME, type Tenant } from '../../kernel/tenant.js';
-import { AuditLog, auditActor, type AuditContext } from '../../kernel/audit.js';
+import { AuditLog, auditActor, type AuditAction, type AuditContext, type AuditInput } from '../../kernel/audit.js';
 import { hasAdminRole, levelRoles, mayManage, outranks, SAAS_ROLES } from '../../kernel/roles.js';
 import type { SessionEntity } from '../session/index.js';
 import { SYSTEM_USER_FIELDS, type UserEntity } from '../user/index.js';
@@ -57,11 +57,11 @@ export class UserAdminService implements OnModuleInit {
     if (input.roleId !== undefined && !admin) throw new AppError('RoleNotAssignable', 'only administrators assign roles');
     const roles = input.roleId === undefined ? [levelRoles(this.config.settings.tenancy, atRoot).user] : this.checkRoles(actor!, store, input.roleId);
     const { roleId: _roleId, ...profile } = input;
-    const user = await this.users.create({ storeId: store.id, roles, ownerId: actor?.userId }, profile, origin);
     // An administrator's creation, or a public registration (nobody logged in, or a plain user).
     const by = actor ? auditActor(actor) : { type: 'anonymous' as const, id: null };
-    void this.audit.record({ storeId: store.id, action: 'user.created', outcome: 'success', actor: by, target: { type: 'user', id: user.id }, details: { via: admin ? 'admin' : 'registration', roles } }, context);
-    return user;
+    return this.users.create({ storeId: store.id, roles, ownerId: actor?.userId }, profile, origin, (user, tx) =>
+      this.audit.record({ storeId: store.id, action: 'user.created', outcome: 'success', actor: by, target: { type: 'user', id: user.id }, details: { via: admin ? 'admin' : 'registration', roles } }, context, tx),
+    );
   }
 
   list(store: Tenant, query: PageQuery): Promise<[UserEntity[], number, PageRequest]> {
@@ -98,7 +98,19 @@ export class UserAdminService implements OnModuleInit {
       }
       changes.password = input.password;
     }
-    const updated = (await this.users.update(store.id, id, changes))!;
+    const by = auditActor(actor);
+    // The names of the fields sent, never their values; one's own new password is its own entry.
+    const fields = Object.keys(input).filter((k) => k !== 'currentPassword' && (input as Record<string, unknown>)[k] !== undefined && !(self && k === 'password'));
+    const entries: AuditInput[] = [];
+    const entry = (action: AuditAction, details?: Record<string, unknown>) => entries.push({ storeId: store.id, action, outcome: 'success', actor: by, target: { type: 'user', id }, details });
+    if (fields.length) entry('user.updated', { fields });
+    if (self && input.password !== undefined) entry('user.password.changed');
+    if (input.isActive === false && before.isActive) entry('user.deactivated');
+    if (changes.roles && !sameRoles(before.roles, changes.roles)) entry('user.role.changed', { from: before.roles, to: changes.roles });
+    // The change and its entries in one transaction.
+    const updated = (await this.users.update(store.id, id, changes, async (_user, tx) => {
+      for (const e of entries) await this.audit.record(e, context, tx);
+    }))!;
     // The replaced avatar's file goes when the user uploaded it.
     if (input.avatar !== undefined && user.avatar !== updated.avatar) await this.bucket.discard(store.id, id, user.avatar);
 
@@ -112,21 +124,6 @@ export class UserAdminService implements OnModuleInit {
     // Keys act for their owner: a deactivation or a role change reaches them at once.
     if (input.isActive === false || input.roleId !== undefined) await this.apiKeys.forgetOwner(store.id, id);
     this.events.emit('user.updated', { userId: id, storeId: store.id });
-    const by = auditActor(actor);
-    // The names of the fields sent, never their values; one's own new password is its own entry.
-    const fields = Object.keys(input).filter((k) => k !== 'currentPassword' && (input as Record<string, unknown>)[k] !== undefined && !(self && k === 'password'));
-    if (fields.length) {
-      void this.audit.record({ storeId: store.id, action: 'user.updated', outcome: 'success', actor: by, target: { type: 'user', id }, details: { fields } }, context);
-    }
-    if (self && input.password !== undefined) {
-      void this.audit.record({ storeId: store.id, action: 'user.password.changed', outcome: 'success', actor: by, target: { type: 'user', id } }, context);
-    }
-    if (input.isActive === false && before.isActive) {
-      void this.audit.record({ storeId: store.id, action: 'user.deactivated', outcome: 'success', actor: by, target: { type: 'user', id } }, context);
-    }
-    if (changes.roles && !sameRoles(before.roles, changes.roles)) {
-      void this.audit.record({ storeId: store.id, action: 'user.role.changed', outcome: 'success', actor: by, target: { type: 'user', id }, details: { from: before.roles, to: changes.roles } }, context);
-    }
     return updated;
   }
 
@@ -138,9 +135,8 @@ export class UserAdminService implements OnModuleInit {
     await this.sessions.end(store.id, { userId: id });
     await this.apiKeys.forgetOwner(store.id, id); // the rows go with the user; their cached sessions go now
     await this.bucket.discardAll(store.id, id);
-    await this.users.delete(store.id, id);
+    await this.users.delete(store.id, id, (_user, tx) => this.audit.record({ storeId: store.id, action: 'user.deleted', outcome: 'success', actor: auditActor(actor), target: { type: 'user', id } }, context, tx));
     this.events.emit('user.deleted', { userId: id, storeId: store.id, ownerId: user.ownerId });
-    void this.audit.record({ storeId: store.id, action: 'user.deleted', outcome: 'success', actor: auditActor(actor), target: { type: 'user', id } }, context);
   }
 
   // A user's live sessions (its devices), for whoever manages its profile: itself, or an admin

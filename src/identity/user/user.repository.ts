@@ -50,8 +50,8 @@ export class UserRepository {
     return this.repo().findAndCount({ where: { storeId }, order: { createdAt: 'ASC', id: 'ASC' }, skip: page.offset, take: page.pageRowCount });
   }
 
-  async update(storeId: string, id: string, changes: Partial<UserEntity>): Promise<UserEntity | null> {
-    const repo = this.repo();
+  async update(storeId: string, id: string, changes: Partial<UserEntity>, tx?: Tx): Promise<UserEntity | null> {
+    const repo = this.repo(tx);
     const user = await repo.findOneBy({ storeId, id });
     if (!user) return null;
     return repo.save(repo.merge(user, changes));
@@ -64,8 +64,8 @@ export class UserRepository {
     await this.dataSource.query(`UPDATE "users" SET ${set.map(([k], i) => `"${k}" = $${i + 3}`).join(', ')} WHERE "storeId" = $1 AND "id" = $2`, [storeId, id, ...set.map(([, v]) => v)]);
   }
 
-  async delete(storeId: string, id: string): Promise<boolean> {
-    const result = await this.repo().delete({ storeId, id });
+  async delete(storeId: string, id: string, tx?: Tx): Promise<boolean> {
+    const result = await this.repo(tx).delete({ storeId, id });
     return (result.affected ?? 0) > 0;
   }
 

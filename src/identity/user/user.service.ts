@@ -6,7 +6,7 @@ import { AppError } from '../../kernel/errors.js';
 import type { PageRequest } from '../../kernel/paging.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
-import type { Tx } from '../../platform/database/transactions.js';
+import { Transactions, type Tx } from '../../platform/database/transactions.js';
 import { DomainEvents } from '../../kernel/domain-events.js';
 import { checkIdentifiers, identifierPresence, type IdentifierPresence } from './identifier-rules.js';
 import { normalizeMobile } from './mobile.js';
@@ -14,6 +14,9 @@ import { PasswordHasher } from './password.js';
 import { SYSTEM_USER_FIELDS, toUserResponse, UserProfileInput, type UserView } from './user.dto.js';
 import type { UserEntity } from './user.entity.js';
 import { UserRepository } from './user.repository.js';
+
+// Written with a user's change, in its transaction (the change's audit entries).
+export type WithChange = (user: UserEntity, tx: Tx) => Promise<unknown>;
 
 export interface NewUser {
   storeId: string;
@@ -38,6 +41,7 @@ export class UserService implements OnModuleInit {
     private readonly events: DomainEvents,
     private readonly config: AppConfig,
     private readonly checks: BootChecks,
+    private readonly transactions: Transactions,
   ) {
     const s = config.settings;
     this.presence = identifierPresence(s);
@@ -97,8 +101,10 @@ export class UserService implements OnModuleInit {
     }
   }
 
-  async create(target: NewUser, input: UserProfileInput, origin: string): Promise<UserEntity> {
-    const user = await this.insert(target, await this.prepare(input, origin));
+  // `inTx`: what must be written with the change, in its transaction (its audit entries).
+  async create(target: NewUser, input: UserProfileInput, origin: string, inTx?: WithChange): Promise<UserEntity> {
+    const prepared = await this.prepare(input, origin);
+    const user = (await this.withChange((tx) => this.insert(target, prepared, tx), inTx))!;
     this.events.emit('user.created', { userId: user.id, storeId: user.storeId });
     return user;
   }
@@ -132,14 +138,27 @@ export class UserService implements OnModuleInit {
   }
 
   // Applies checked changes; the password, when given, is checked against the policy and hashed.
-  async update(storeId: string, id: string, changes: Partial<UserEntity> & { password?: string }): Promise<UserEntity | null> {
+  // The hash is made before the transaction opens: it holds no connection while bcrypt works.
+  async update(storeId: string, id: string, changes: Partial<UserEntity> & { password?: string }, inTx?: WithChange): Promise<UserEntity | null> {
     const { password, ...rest } = changes;
     if (password !== undefined) rest.passwordHash = await this.passwords.hash(password);
-    return this.users.update(storeId, id, rest);
+    return this.withChange((tx) => this.users.update(storeId, id, rest, tx), inTx);
   }
 
-  delete(storeId: string, id: string): Promise<boolean> {
-    return this.users.delete(storeId, id);
+  async delete(storeId: string, id: string, inTx?: WithChange): Promise<boolean> {
+    const user = await this.withChange(async (tx) => ((await this.users.delete(storeId, id, tx)) ? ({ id } as UserEntity) : null), inTx);
+    return user !== null;
+  }
+
+  // The change alone, or the change and `inTx` in one transaction (`inTx` runs only when the
+  // user was there).
+  private async withChange(change: (tx?: Tx) => Promise<UserEntity | null>, inTx?: WithChange): Promise<UserEntity | null> {
+    if (!inTx) return change();
+    return this.transactions.run(async (tx) => {
+      const user = await change(tx);
+      if (user) await inTx(user, tx);
+      return user;
+    });
   }
 
   // Login looks only in the primary identifier's column; with emailOrMobile the format of the
