@@ -33,12 +33,15 @@ async function ownerOfNewStore(t: TestApp): Promise<Owner> {
   return { store, token: accessToken, sessionId };
 }
 
+// The client's user agent, which entries of its requests carry.
+const AGENT = 'audit-test-client/1.0';
+
 function as(t: TestApp, codename: string, token: string) {
   return {
-    get: (path: string) => t.http.get(path).set(HEADER, codename).set('Authorization', `Bearer ${token}`),
-    post: (path: string, body: object = {}) => t.http.post(path).set(HEADER, codename).set('Authorization', `Bearer ${token}`).send(body),
-    patch: (path: string, body: object = {}) => t.http.patch(path).set(HEADER, codename).set('Authorization', `Bearer ${token}`).send(body),
-    delete: (path: string, body: object = {}) => t.http.delete(path).set(HEADER, codename).set('Authorization', `Bearer ${token}`).send(body),
+    get: (path: string) => t.http.get(path).set(HEADER, codename).set('Authorization', `Bearer ${token}`).set('User-Agent', AGENT),
+    post: (path: string, body: object = {}) => t.http.post(path).set(HEADER, codename).set('Authorization', `Bearer ${token}`).set('User-Agent', AGENT).send(body),
+    patch: (path: string, body: object = {}) => t.http.patch(path).set(HEADER, codename).set('Authorization', `Bearer ${token}`).set('User-Agent', AGENT).send(body),
+    delete: (path: string, body: object = {}) => t.http.delete(path).set(HEADER, codename).set('Authorization', `Bearer ${token}`).set('User-Agent', AGENT).send(body),
   };
 }
 
@@ -136,15 +139,17 @@ describe('audit log: account actions', () => {
     const member = await addUser(t, o);
     const c = o.store.codename;
     const verifyCode = (await t.http.post(`${V}/email-verification/start`).set(HEADER, c).send({ email: member.email }).expect(200)).body.secretCode as string;
-    await t.http.post(`${V}/email-verification/complete`).set(HEADER, c).send({ email: member.email, secretCode: verifyCode }).expect(200);
+    await t.http.post(`${V}/email-verification/complete`).set(HEADER, c).set('User-Agent', AGENT).send({ email: member.email, secretCode: verifyCode }).expect(200);
     const resetCode = (await t.http.post(`${V}/password-reset-by-email/start`).set(HEADER, c).send({ email: member.email }).expect(200)).body.secretCode as string;
-    await t.http.post(`${V}/password-reset-by-email/complete`).set(HEADER, c).send({ email: member.email, secretCode: resetCode, password: NEW_PASSWORD }).expect(200);
+    await t.http.post(`${V}/password-reset-by-email/complete`).set(HEADER, c).set('User-Agent', AGENT).send({ email: member.email, secretCode: resetCode, password: NEW_PASSWORD }).expect(200);
     const [reset] = await entries(t, o, 'user.password.reset');
     expect(reset).toMatchObject({ outcome: 'success', actor: { type: 'user', id: member.id }, target: { type: 'user', id: member.id }, details: { flow: 'password-reset-by-email' } });
     const verified = await entries(t, o, 'user.verification.completed');
     expect(verified.map((e) => e.details!.flow).sort()).toEqual(['email-verification', 'password-reset-by-email']);
     expect(verified[0]).toMatchObject({ outcome: 'success', target: { type: 'user', id: member.id } });
     expectNoSecret([reset, ...verified], verifyCode, resetCode, member.email);
+    // Where the request came from, as for every entry of a request.
+    for (const e of [reset, ...verified]) expect(e).toMatchObject({ ip: expect.any(String), userAgent: AGENT, requestId: expect.any(String) });
   });
 
   it('user.factor.enrolled / removed and user.2fa.passed / failed: the authenticator app and recovery codes', async () => {
@@ -180,6 +185,7 @@ describe('audit log: account actions', () => {
     const [passed] = await entries(t, o, 'user.2fa.passed');
     expect(passed).toMatchObject({ outcome: 'success', actor: { id: member.id }, target: { type: 'session', id: pending.sessionId }, details: { factor: 'totp' } });
     expectNoSecret([...enrolled, removed, failed, passed], secret, wrong, ...recoveryCodes);
+    for (const e of [...enrolled, removed, failed, passed]) expect(e).toMatchObject({ ip: expect.any(String), userAgent: AGENT, requestId: expect.any(String), sessionId: expect.any(String) });
   });
 
   it('user.2fa.passed / failed: a recovery code in place of the app', async () => {
@@ -266,6 +272,7 @@ describe('audit log: account actions', () => {
     ]);
     expectNoSecret(list, forged, good);
   });
+
 });
 
 describe('audit log: email second factor', () => {

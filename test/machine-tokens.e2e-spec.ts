@@ -1,5 +1,7 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { DataSource } from 'typeorm';
+import { AuditService } from '../src/operations/audit/audit.service.js';
 import { ManualClock } from '../src/platform/clock/clock.js';
 import type { SettingsOverrides } from '../src/platform/config/settings.js';
 import { mintMachineToken } from '../src/identity/m2m/machine-token.js';
@@ -269,6 +271,17 @@ describe('block and allow lists', () => {
   it('staging enforces the block list too', async () => {
     expectError(await call(staging, 'billing', billing.privateKey), 403, 'MachineClientNotAllowed');
     expect((await call(staging, 'reports', reports.privateKey)).status).toBe(200);
+  });
+
+  it('each refusal is in the audit log of the store called, with the service and why: blocked, not_allowed', async () => {
+    const refusals = async (t: TestApp) => {
+      await t.app.get(AuditService).flush();
+      return t.app.get(DataSource).query(`SELECT "outcome", "reason", "actorType", "actorId" FROM "audit_log" WHERE "action" = 'machine.token.refused' AND "reason" IN ('blocked', 'not_allowed')`);
+    };
+    expectError(await call(blocking, 'billing', billing.privateKey), 403, 'MachineClientNotAllowed');
+    expectError(await call(allowing, 'billing', billing.privateKey), 403, 'MachineClientNotAllowed');
+    expect(await refusals(blocking)).toContainEqual({ outcome: 'failure', reason: 'blocked', actorType: 'machine', actorId: 'billing' });
+    expect(await refusals(allowing)).toContainEqual({ outcome: 'failure', reason: 'not_allowed', actorType: 'machine', actorId: 'billing' });
   });
 
   it('a blocked service\'s bad token is still a 401, not a 403', async () => {

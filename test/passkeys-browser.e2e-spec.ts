@@ -152,6 +152,18 @@ describeWithChromium('passkeys in a real browser (Chromium with a virtual authen
     expect(answer.body.errCode).toBe('PasskeyNotFound');
     // No passkey left: the role's app factor is missing again.
     expectError(await as(store, owner.accessToken, 'get', '/auth-api/sessions'), 403, 'MfaEnrollmentRequired');
+
+    // Both are in the store's audit log: by the owner, the passkey named, the enrolment with the browser's user agent.
+    await t.app.get(AuditService).flush();
+    const recorded = await t.app
+      .get(DataSource)
+      .query(`SELECT "action", "actorId", "targetId", "details", "userAgent", "sessionId" FROM "audit_log" WHERE "storeId" = $1 AND "action" LIKE 'user.factor.%' ORDER BY "seq"`, [store.storeId]);
+    const passkeyId = enrolled.body.passkey.id as string;
+    expect(recorded).toEqual([
+      { action: 'user.factor.enrolled', actorId: store.ownerId, targetId: store.ownerId, details: { factor: 'passkey', passkeyId }, userAgent: expect.stringMatching(/Chrome/), sessionId: owner.sessionId },
+      { action: 'user.factor.removed', actorId: store.ownerId, targetId: store.ownerId, details: { factor: 'passkey', passkeyId }, userAgent: null, sessionId: owner.sessionId }, // deleted by a client that sends no user agent
+    ]);
+    expect(JSON.stringify(recorded)).not.toContain(enrolled.body.passkey.credentialId ?? 'no credential id in the answer');
   }, 60_000);
 
   it('refuses enrolling the same authenticator twice for a user (its passkey is excluded)', async () => {

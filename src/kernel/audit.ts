@@ -1,5 +1,5 @@
 import type { Tx } from '../platform/database/transactions.js';
-import type { ContextRequest } from './request-context.js';
+import type { ContextRequest, RequestContext } from './request-context.js';
 
 // The audit log's port: every feature records security events through it, and the audit
 // feature (src/operations/audit/) implements it. Features depend on this file only.
@@ -87,6 +87,11 @@ export abstract class AuditLog {
 export function auditContext(req: ContextRequest, sessionId?: string | null): AuditContext {
   const agent = req.headers['user-agent'];
   return { ip: req.ip ?? null, userAgent: agent ?? null, requestId: req.ctx?.requestId ?? null, sessionId: sessionId ?? req.ctx?.session?.sessionId ?? null };
+}
+
+// The same from the request's context, for services given the context rather than the request.
+export function auditContextOf(ctx: RequestContext, sessionId?: string | null): AuditContext {
+  return { ip: ctx.ip, userAgent: ctx.userAgent, requestId: ctx.requestId, sessionId: sessionId ?? ctx.session?.sessionId ?? null };
 }
 
 // Who acted, from the caller's session: a user, or an API key acting for its owner.

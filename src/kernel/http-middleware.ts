@@ -26,7 +26,7 @@ export function requestContext(onEnd: readonly RequestEndHook[]): (req: Request,
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     const protocol = req.protocol;
-    const ctx: RequestContext = { requestId, startedAt: process.hrtime.bigint(), origin: `${protocol}://${req.headers.host}` };
+    const ctx: RequestContext = { requestId, startedAt: process.hrtime.bigint(), origin: `${protocol}://${req.headers.host}`, ip: req.ip ?? null, userAgent: req.headers['user-agent'] ?? null };
     (req as ContextRequest).ctx = ctx;
     res.setHeader('x-request-id', requestId);
     res.setHeader('Cache-Control', 'no-store');

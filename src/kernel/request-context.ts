@@ -12,6 +12,9 @@ export interface RequestContext {
   startedAt: bigint;
   // Scheme and host the request was sent to (the scheme follows TRUST_PROXY).
   origin: string;
+  // The client's address (following TRUST_PROXY) and user agent, for the audit log.
+  ip: string | null;
+  userAgent: string | null;
   // The targeted store (tenant), resolved by TenancyMiddleware.
   store?: Tenant;
   // Whether the request named its store (header, query or body), rather than defaulting to root.

@@ -3,6 +3,7 @@ import type { Response } from 'express';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiFailures, ApiResult } from '../../kernel/api-result.js';
 import { Authenticated, USER_ONLY } from '../../kernel/policy.js';
+import { auditContextOf } from '../../kernel/audit.js';
 import { Ctx, type RequestContext } from '../../kernel/request-context.js';
 import { SecondFactorAnswer, SecondFactorDoneResponse } from '../token/second-factor.js';
 import { DisableTotpInput, MfaFactorsResponse, MfaStatusResponse, RecoveryCodeInput, RecoveryCodesResponse, TotpCodeInput, TotpSetupResponse } from './mfa.dto.js';
@@ -46,7 +47,7 @@ export class MfaController {
   @ApiResult(RecoveryCodesResponse)
   @ApiFailures(429)
   async confirm(@Ctx() ctx: RequestContext, @Body() input: TotpCodeInput) {
-    return { status: 'OK', recoveryCodes: await this.mfa.confirm(ctx.session!, input.code) };
+    return { status: 'OK', recoveryCodes: await this.mfa.confirm(ctx.session!, input.code, auditContextOf(ctx)) };
   }
 
   @Post('totp/verify')
@@ -56,7 +57,7 @@ export class MfaController {
   @ApiResult(SecondFactorDoneResponse)
   @ApiFailures(429)
   async verify(@Ctx() ctx: RequestContext, @Body() input: TotpCodeInput, @Res({ passthrough: true }) res: Response) {
-    const session = await this.mfa.verify(ctx.session!, input.code);
+    const session = await this.mfa.verify(ctx.session!, input.code, auditContextOf(ctx));
     return this.secondFactor.send(ctx.store!, session, ctx.accessToken, res);
   }
 
@@ -67,7 +68,7 @@ export class MfaController {
   @ApiResult(SecondFactorDoneResponse)
   @ApiFailures(429)
   async recover(@Ctx() ctx: RequestContext, @Body() input: RecoveryCodeInput, @Res({ passthrough: true }) res: Response) {
-    const session = await this.mfa.recover(ctx.session!, input.code);
+    const session = await this.mfa.recover(ctx.session!, input.code, auditContextOf(ctx));
     return this.secondFactor.send(ctx.store!, session, ctx.accessToken, res);
   }
 
@@ -78,7 +79,7 @@ export class MfaController {
   @ApiResult(RecoveryCodesResponse)
   @ApiFailures(429)
   async regenerate(@Ctx() ctx: RequestContext, @Body() input: TotpCodeInput) {
-    return { status: 'OK', recoveryCodes: await this.mfa.regenerateRecoveryCodes(ctx.session!, input.code) };
+    return { status: 'OK', recoveryCodes: await this.mfa.regenerateRecoveryCodes(ctx.session!, input.code, auditContextOf(ctx)) };
   }
 
   @Delete('totp')
@@ -87,7 +88,7 @@ export class MfaController {
   @ApiResult(MfaStatusResponse)
   @ApiFailures(429)
   async disable(@Ctx() ctx: RequestContext, @Body() input: DisableTotpInput) {
-    await this.mfa.disable(ctx.session!, input);
+    await this.mfa.disable(ctx.session!, input, auditContextOf(ctx));
     return { status: 'OK' };
   }
 }

@@ -1,3 +1,4 @@
+import { managerOf, type Tx } from '../../platform/database/transactions.js';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -49,13 +50,13 @@ export class MfaRepository {
     return rowsOf(rows).length === 1;
   }
 
-  async deleteTotp(storeId: string, userId: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM "totp_factors" WHERE "storeId" = $1 AND "userId" = $2`, [storeId, userId]);
+  async deleteTotp(storeId: string, userId: string, tx?: Tx): Promise<void> {
+    await managerOf(this.dataSource, tx).query(`DELETE FROM "totp_factors" WHERE "storeId" = $1 AND "userId" = $2`, [storeId, userId]);
   }
 
   // The user's codes replaced by these, in one statement.
-  async replaceRecoveryCodes(storeId: string, userId: string, rows: { id: string; codeHash: string }[], now: Date): Promise<void> {
-    await this.dataSource.query(
+  async replaceRecoveryCodes(storeId: string, userId: string, rows: { id: string; codeHash: string }[], now: Date, tx?: Tx): Promise<void> {
+    await managerOf(this.dataSource, tx).query(
       `WITH gone AS (DELETE FROM "recovery_codes" WHERE "storeId" = $1 AND "userId" = $2)
        INSERT INTO "recovery_codes" ("id", "storeId", "userId", "codeHash", "createdAt")
        SELECT id, $1, $2, hash, $5 FROM unnest($3::uuid[], $4::varchar[]) AS c(id, hash)`,
@@ -74,7 +75,7 @@ export class MfaRepository {
     return rows[0]?.n ?? 0;
   }
 
-  async deleteRecoveryCodes(storeId: string, userId: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM "recovery_codes" WHERE "storeId" = $1 AND "userId" = $2`, [storeId, userId]);
+  async deleteRecoveryCodes(storeId: string, userId: string, tx?: Tx): Promise<void> {
+    await managerOf(this.dataSource, tx).query(`DELETE FROM "recovery_codes" WHERE "storeId" = $1 AND "userId" = $2`, [storeId, userId]);
   }
 }

@@ -11,12 +11,13 @@ import { Clock } from '../../platform/clock/clock.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
 import { KeyEncryption } from '../../platform/crypto/key-encryption.js';
+import { Transactions, type Tx } from '../../platform/database/transactions.js';
 import { SessionService } from '../session/session.service.js';
 import { PasswordHasher } from '../user/password.js';
 import { UserService } from '../user/user.service.js';
 import { MfaRepository } from './mfa.repository.js';
 import { PasskeyService } from '../passkey/passkey.service.js';
-import { AuditLog, auditActor, type AuditAction } from '../../kernel/audit.js';
+import { AuditLog, auditActor, type AuditAction, type AuditContext } from '../../kernel/audit.js';
 
 // RFC 6238 as authenticator apps expect it: SHA-1, 6 digits, 30 s; one step of drift each way.
 const PERIOD = 30;
@@ -55,6 +56,7 @@ export class MfaService implements OnModuleInit {
     private readonly checks: BootChecks,
     private readonly passkeys: PasskeyService,
     private readonly audit: AuditLog,
+    private readonly transactions: Transactions,
   ) {
     this.encryption = new KeyEncryption(config.env.KEY_ENCRYPTION_SECRET, { salt: 'svc-totp-secrets', what: 'the authenticator-app secrets' });
     // With KEY_ENCRYPTION_SECRET a stolen table alone does not let recovery codes be tried offline.
@@ -95,52 +97,58 @@ export class MfaService implements OnModuleInit {
   }
 
   // The first code of the app enables it; the recovery codes come with it.
-  async confirm(session: SessionData, code: string): Promise<string[]> {
+  async confirm(session: SessionData, code: string, context: AuditContext = {}): Promise<string[]> {
     const { storeId, userId } = session;
     const row = await this.factors.findTotp(storeId, userId);
     if (!row) throw new AppError('TotpNotEnabled', 'start with POST /auth-api/mfa/totp/setup');
     if (row.confirmedAt) throw new AppError('TotpAlreadyEnabled', 'the authenticator app is already enabled');
     await this.attempt([['totpPerUser', userId]], undefined, () => this.acceptCode(storeId, userId, row.secret, code, false));
-    await this.users.setAppFactors(storeId, userId, { totpEnabled: true });
+    // The user's flag, its recovery codes and the audit entry in one transaction.
+    const codes = await this.transactions.run(async (tx) => {
+      await this.users.setAppFactors(storeId, userId, { totpEnabled: true }, tx);
+      const fresh = await this.newRecoveryCodes(storeId, userId, tx);
+      await this.recordFactor(session, context, 'user.factor.enrolled', 'totp', {}, tx);
+      return fresh;
+    });
     await this.sessions.forgetCached(storeId, userId);
-    const codes = await this.newRecoveryCodes(storeId, userId);
-    this.recordFactor(session, 'user.factor.enrolled', 'totp');
     return codes;
   }
 
   // The pending sign-in's app factor, by a current code.
-  async verify(session: SessionData, code: string): Promise<SessionData> {
+  async verify(session: SessionData, code: string, context: AuditContext = {}): Promise<SessionData> {
     const { storeId, userId } = this.pending(session);
-    await this.signInFactor(session, 'totp', () =>
+    await this.signInFactor(session, 'totp', context, () =>
       this.attempt(this.signInKeys(session), session, async () => {
         const row = await this.confirmedTotp(storeId, userId);
         return this.acceptCode(storeId, userId, row.secret, code, true);
       }),
     );
-    return this.complete(session, 'totp');
+    return this.complete(session, 'totp', context);
   }
 
   // The pending sign-in's app factor, by a recovery code (used up).
-  async recover(session: SessionData, code: string): Promise<SessionData> {
+  async recover(session: SessionData, code: string, context: AuditContext = {}): Promise<SessionData> {
     const { storeId, userId } = this.pending(session);
-    await this.signInFactor(session, 'recoveryCode', () => this.attempt(this.signInKeys(session), session, () => this.factors.useRecoveryCode(storeId, userId, this.hashRecoveryCode(storeId, userId, code))));
-    return this.complete(session, 'recoveryCode');
+    await this.signInFactor(session, 'recoveryCode', context, () => this.attempt(this.signInKeys(session), session, () => this.factors.useRecoveryCode(storeId, userId, this.hashRecoveryCode(storeId, userId, code))));
+    return this.complete(session, 'recoveryCode', context);
   }
 
   // New recovery codes, the old ones dead, against a current code of the app.
-  async regenerateRecoveryCodes(session: SessionData, code: string): Promise<string[]> {
+  async regenerateRecoveryCodes(session: SessionData, code: string, context: AuditContext = {}): Promise<string[]> {
     const { storeId, userId } = session;
     await this.attempt([['totpPerUser', userId]], undefined, async () => {
       const row = await this.confirmedTotp(storeId, userId);
       return this.acceptCode(storeId, userId, row.secret, code, true);
     });
-    const codes = await this.newRecoveryCodes(storeId, userId);
-    this.recordFactor(session, 'user.factor.enrolled', 'recoveryCodes');
-    return codes;
+    return this.transactions.run(async (tx) => {
+      const codes = await this.newRecoveryCodes(storeId, userId, tx);
+      await this.recordFactor(session, context, 'user.factor.enrolled', 'recoveryCodes', {}, tx);
+      return codes;
+    });
   }
 
   // The user's own removal of its app: a current code, or its password.
-  async disable(session: SessionData, input: { code?: string; password?: string }): Promise<void> {
+  async disable(session: SessionData, input: { code?: string; password?: string }, context: AuditContext = {}): Promise<void> {
     const { storeId, userId } = session;
     if (!input.code && !input.password) throw new AppError('MfaCredentialMissing', 'send code (a current one) or password');
     await this.attempt([['totpPerUser', userId]], undefined, async () => {
@@ -149,9 +157,11 @@ export class MfaService implements OnModuleInit {
       const user = await this.users.findById(storeId, userId);
       return !!user && (await this.passwords.verify(input.password!, user.passwordHash));
     });
-    await this.removeTotp(storeId, userId);
+    await this.transactions.run(async (tx) => {
+      await this.removeTotp(storeId, userId, tx);
+      await this.recordFactor(session, context, 'user.factor.removed', 'totp', { by: input.code ? 'code' : 'password' }, tx);
+    });
     await this.sessions.forgetCached(storeId, userId);
-    this.recordFactor(session, 'user.factor.removed', 'totp', { by: input.code ? 'code' : 'password' });
   }
 
   // An administrator's reset: the app, the recovery codes and the passkeys go, and every
@@ -163,10 +173,10 @@ export class MfaService implements OnModuleInit {
     return this.sessions.end(storeId, { userId });
   }
 
-  private async removeTotp(storeId: string, userId: string): Promise<void> {
-    await this.factors.deleteTotp(storeId, userId);
-    await this.factors.deleteRecoveryCodes(storeId, userId);
-    await this.users.setAppFactors(storeId, userId, { totpEnabled: false });
+  private async removeTotp(storeId: string, userId: string, tx?: Tx): Promise<void> {
+    await this.factors.deleteTotp(storeId, userId, tx);
+    await this.factors.deleteRecoveryCodes(storeId, userId, tx);
+    await this.users.setAppFactors(storeId, userId, { totpEnabled: false }, tx);
   }
 
   private pending(session: SessionData): SessionData {
@@ -182,28 +192,28 @@ export class MfaService implements OnModuleInit {
     ];
   }
 
-  private async complete(session: SessionData, factor: 'totp' | 'recoveryCode'): Promise<SessionData> {
+  private async complete(session: SessionData, factor: 'totp' | 'recoveryCode', context: AuditContext): Promise<SessionData> {
     const updated = await this.sessions.completeSecondFactor(session.storeId, session.sessionId, 'totp');
     if (!updated) throw new AppError('Unauthorized', 'the session has ended');
-    void this.audit.record({ storeId: session.storeId, action: 'user.2fa.passed', outcome: 'success', actor: auditActor(session), target: { type: 'session', id: session.sessionId }, details: { factor } }, { sessionId: session.sessionId });
+    void this.audit.record({ storeId: session.storeId, action: 'user.2fa.passed', outcome: 'success', actor: auditActor(session), target: { type: 'session', id: session.sessionId }, details: { factor } }, { ...context, sessionId: session.sessionId });
     return updated;
   }
 
   // A pending sign-in's code: a refused one is recorded with why (never the code).
-  private async signInFactor(session: SessionData, factor: 'totp' | 'recoveryCode', check: () => Promise<void>): Promise<void> {
+  private async signInFactor(session: SessionData, factor: 'totp' | 'recoveryCode', context: AuditContext, check: () => Promise<void>): Promise<void> {
     try {
       await check();
     } catch (error) {
       const code = error instanceof AppError ? error.errCode : undefined;
       const reason = code === 'TotpCodeInvalid' ? 'wrong_code' : code === 'TotpAttemptsExceeded' ? 'rate_limited' : code === 'TotpNotEnabled' ? 'not_enabled' : 'error';
       const ended = code === 'TotpCodeInvalid' && error instanceof AppError && /sign-in has ended/.test(error.message);
-      void this.audit.record({ storeId: session.storeId, action: 'user.2fa.failed', outcome: 'failure', reason, actor: auditActor(session), target: { type: 'session', id: session.sessionId }, details: { factor, ...(ended && { signInEnded: true }) } }, { sessionId: session.sessionId });
+      void this.audit.record({ storeId: session.storeId, action: 'user.2fa.failed', outcome: 'failure', reason, actor: auditActor(session), target: { type: 'session', id: session.sessionId }, details: { factor, ...(ended && { signInEnded: true }) } }, { ...context, sessionId: session.sessionId });
       throw error;
     }
   }
 
-  private recordFactor(session: SessionData, action: AuditAction, factor: string, extra: Record<string, unknown> = {}): void {
-    void this.audit.record({ storeId: session.storeId, action, outcome: 'success', actor: auditActor(session), target: { type: 'user', id: session.userId }, details: { factor, ...extra } }, { sessionId: session.sessionId });
+  private recordFactor(session: SessionData, context: AuditContext, action: AuditAction, factor: string, extra: Record<string, unknown>, tx: Tx): Promise<void> {
+    return this.audit.record({ storeId: session.storeId, action, outcome: 'success', actor: auditActor(session), target: { type: 'user', id: session.userId }, details: { factor, ...extra } }, { ...context, sessionId: session.sessionId }, tx);
   }
 
   private async confirmedTotp(storeId: string, userId: string) {
@@ -255,10 +265,10 @@ export class MfaService implements OnModuleInit {
     return this.factors.acceptStep(storeId, userId, sealed, step, confirmed, this.clock.now());
   }
 
-  private async newRecoveryCodes(storeId: string, userId: string): Promise<string[]> {
+  private async newRecoveryCodes(storeId: string, userId: string, tx: Tx): Promise<string[]> {
     const codes = Array.from({ length: RECOVERY_CODES }, () => recoveryCode());
     const rows = codes.map((c) => ({ id: randomUUID(), codeHash: this.hashRecoveryCode(storeId, userId, c) }));
-    await this.factors.replaceRecoveryCodes(storeId, userId, rows, this.clock.now());
+    await this.factors.replaceRecoveryCodes(storeId, userId, rows, this.clock.now(), tx);
     return codes;
   }
 

@@ -3,6 +3,7 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ApiFailures, ApiResult } from '../../kernel/api-result.js';
 import { Authenticated, Public, USER_ONLY } from '../../kernel/policy.js';
+import { auditContextOf } from '../../kernel/audit.js';
 import { Ctx, type ContextRequest, type RequestContext } from '../../kernel/request-context.js';
 import { LoginResponse } from '../auth/index.js';
 import { TokenCookies } from '../token/token-cookies.js';
@@ -48,7 +49,7 @@ export class PasskeyController {
   @ApiResult(PasskeyAnswer)
   @ApiFailures(400, 404) // PasskeyVerificationFailed, PasskeyChallengeExpired; WebAuthnNotConfigured
   async registerVerify(@Ctx() ctx: RequestContext, @Body() input: PasskeyRegisterInput) {
-    const passkey = await this.passkeys.register(ctx.session!, input);
+    const passkey = await this.passkeys.register(ctx.session!, input, auditContextOf(ctx));
     return { status: 'OK', passkey: toPasskeyResponse(passkey) };
   }
 
@@ -78,7 +79,7 @@ export class PasskeyController {
   @ApiResult(PasskeyDeletedResponse)
   @ApiFailures(404) // PasskeyNotFound, WebAuthnNotConfigured
   async delete(@Ctx() ctx: RequestContext, @Param() params: PasskeyIdParam) {
-    await this.passkeys.delete(ctx.session!, params.id);
+    await this.passkeys.delete(ctx.session!, params.id, auditContextOf(ctx));
     return { status: 'OK', id: params.id };
   }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, LessThan } from 'typeorm';
+import { managerOf, type Tx } from '../../platform/database/transactions.js';
 import { PasskeyChallengeEntity, PasskeyEntity, type ChallengePurpose } from './passkey.entity.js';
 
 // Tenant-level: the store id comes first on every method and is in every query.
@@ -16,8 +17,13 @@ export class PasskeyRepository {
     return this.dataSource.getRepository(PasskeyChallengeEntity);
   }
 
-  insert(storeId: string, passkey: Omit<PasskeyEntity, 'storeId'>): Promise<PasskeyEntity> {
-    return this.passkeys.save({ ...passkey, storeId });
+  // Writes take the transaction of their audit entry.
+  private passkeysIn(tx?: Tx) {
+    return managerOf(this.dataSource, tx).getRepository(PasskeyEntity);
+  }
+
+  insert(storeId: string, passkey: Omit<PasskeyEntity, 'storeId'>, tx?: Tx): Promise<PasskeyEntity> {
+    return this.passkeysIn(tx).save({ ...passkey, storeId });
   }
 
   // Oldest first: the order they were enrolled in.
@@ -25,8 +31,8 @@ export class PasskeyRepository {
     return this.passkeys.find({ where: { storeId, userId }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
-  countForUser(storeId: string, userId: string): Promise<number> {
-    return this.passkeys.countBy({ storeId, userId });
+  countForUser(storeId: string, userId: string, tx?: Tx): Promise<number> {
+    return this.passkeysIn(tx).countBy({ storeId, userId });
   }
 
   findForUser(storeId: string, userId: string, id: string): Promise<PasskeyEntity | null> {
@@ -47,8 +53,8 @@ export class PasskeyRepository {
   }
 
   // Whether a row was deleted.
-  async delete(storeId: string, userId: string, id: string): Promise<boolean> {
-    const result = await this.passkeys.delete({ storeId, userId, id });
+  async delete(storeId: string, userId: string, id: string, tx?: Tx): Promise<boolean> {
+    const result = await this.passkeysIn(tx).delete({ storeId, userId, id });
     return (result.affected ?? 0) > 0;
   }
 

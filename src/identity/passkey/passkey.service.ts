@@ -10,12 +10,13 @@ import {
 } from '@simplewebauthn/server';
 import { decodeClientDataJSON, isoBase64URL } from '@simplewebauthn/server/helpers';
 import { AppError } from '../../kernel/errors.js';
-import { AuditLog, auditActor } from '../../kernel/audit.js';
+import { AuditLog, auditActor, type AuditContext } from '../../kernel/audit.js';
 import type { SessionData, SessionMeta } from '../../kernel/principal.js';
 import { RateLimits } from '../../kernel/rate-limit/rate-limit.js';
 import type { Tenant } from '../../kernel/tenant.js';
 import { Clock } from '../../platform/clock/clock.js';
 import { AppConfig } from '../../platform/config/app-config.js';
+import { Transactions, type Tx } from '../../platform/database/transactions.js';
 import type { WebAuthnSettings } from '../../platform/config/settings.js';
 import { AuthService, type LoginResult } from '../auth/auth.service.js';
 import { SessionService } from '../session/session.service.js';
@@ -43,6 +44,7 @@ export class PasskeyService {
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly audit: AuditLog,
+    private readonly transactions: Transactions,
   ) {}
 
   async registrationOptions(caller: SessionData) {
@@ -66,7 +68,7 @@ export class PasskeyService {
     return options;
   }
 
-  async register(caller: SessionData, input: PasskeyRegisterInput): Promise<PasskeyEntity> {
+  async register(caller: SessionData, input: PasskeyRegisterInput, context: AuditContext = {}): Promise<PasskeyEntity> {
     const rp = this.rp();
     const response = input.response as unknown as RegistrationResponseJSON;
     const challenge = await this.takeChallenge(caller.storeId, response, 'register');
@@ -81,26 +83,32 @@ export class PasskeyService {
     }
     if (await this.passkeys.findByCredentialId(caller.storeId, info.credential.id)) throw new AppError('PasskeyVerificationFailed', 'this passkey is already enrolled');
     const now = this.clock.now();
-    const passkey = await this.passkeys
-      .insert(caller.storeId, {
-        id: randomUUID(),
-        userId: caller.userId,
-        credentialId: info.credential.id,
-        publicKey: Buffer.from(info.credential.publicKey),
-        counter: info.credential.counter,
-        transports: info.credential.transports ?? [],
-        backedUp: info.credentialBackedUp,
-        name: input.name?.trim() || 'Passkey',
-        createdAt: now,
-        lastUsedAt: null,
-      })
-      .catch((error: unknown) => {
-        // The unique credential id: enrolled meanwhile, or in another store.
-        if ((error as { code?: string }).code === '23505') throw new AppError('PasskeyVerificationFailed', 'this passkey is already enrolled');
-        throw error;
-      });
-    await this.setHasPasskey(caller.storeId, caller.userId, true);
-    this.recordFactor(caller, 'user.factor.enrolled', passkey.id);
+    // The passkey, the user's flag and the audit entry in one transaction.
+    const passkey = await this.transactions.run(async (tx) => {
+      const row = await this.passkeys
+        .insert(caller.storeId, {
+          id: randomUUID(),
+          userId: caller.userId,
+          credentialId: info.credential.id,
+          publicKey: Buffer.from(info.credential.publicKey),
+          counter: info.credential.counter,
+          transports: info.credential.transports ?? [],
+          backedUp: info.credentialBackedUp,
+          name: input.name?.trim() || 'Passkey',
+          createdAt: now,
+          lastUsedAt: null,
+        }, tx)
+        .catch((error: unknown) => {
+          // The unique credential id: enrolled meanwhile, or in another store.
+          if ((error as { code?: string }).code === '23505') throw new AppError('PasskeyVerificationFailed', 'this passkey is already enrolled');
+          throw error;
+        });
+      await this.users.setAppFactors(caller.storeId, caller.userId, { hasPasskey: true }, tx);
+      await this.recordFactor(caller, context, 'user.factor.enrolled', row.id, tx);
+      return row;
+    });
+    // Cached sessions recompute whether an app factor must still be enrolled.
+    await this.sessions.forgetCached(caller.storeId, caller.userId);
     return passkey;
   }
 
@@ -117,15 +125,20 @@ export class PasskeyService {
     return passkey;
   }
 
-  async delete(caller: SessionData, id: string): Promise<void> {
+  async delete(caller: SessionData, id: string, context: AuditContext = {}): Promise<void> {
     this.rp();
-    if (!(await this.passkeys.delete(caller.storeId, caller.userId, id))) throw new AppError('PasskeyNotFound');
-    if ((await this.passkeys.countForUser(caller.storeId, caller.userId)) === 0) await this.setHasPasskey(caller.storeId, caller.userId, false);
-    this.recordFactor(caller, 'user.factor.removed', id);
+    const none = await this.transactions.run(async (tx) => {
+      if (!(await this.passkeys.delete(caller.storeId, caller.userId, id, tx))) throw new AppError('PasskeyNotFound');
+      const left = await this.passkeys.countForUser(caller.storeId, caller.userId, tx);
+      if (left === 0) await this.users.setAppFactors(caller.storeId, caller.userId, { hasPasskey: false }, tx);
+      await this.recordFactor(caller, context, 'user.factor.removed', id, tx);
+      return left === 0;
+    });
+    if (none) await this.sessions.forgetCached(caller.storeId, caller.userId);
   }
 
-  private recordFactor(caller: SessionData, action: 'user.factor.enrolled' | 'user.factor.removed', passkeyId: string): void {
-    void this.audit.record({ storeId: caller.storeId, action, outcome: 'success', actor: auditActor(caller), target: { type: 'user', id: caller.userId }, details: { factor: 'passkey', passkeyId } }, { sessionId: caller.sessionId });
+  private recordFactor(caller: SessionData, context: AuditContext, action: 'user.factor.enrolled' | 'user.factor.removed', passkeyId: string, tx: Tx): Promise<void> {
+    return this.audit.record({ storeId: caller.storeId, action, outcome: 'success', actor: auditActor(caller), target: { type: 'user', id: caller.userId }, details: { factor: 'passkey', passkeyId } }, { ...context, sessionId: caller.sessionId }, tx);
   }
 
   // Usernameless: no allowCredentials, the authenticator offers the passkeys it holds for rpId.

@@ -58,10 +58,10 @@ export class UserRepository {
   }
 
   // The user's app factors, without touching recordVersion: they are not part of the profile.
-  async setAppFactors(storeId: string, id: string, factors: { totpEnabled?: boolean; hasPasskey?: boolean }): Promise<void> {
+  async setAppFactors(storeId: string, id: string, factors: { totpEnabled?: boolean; hasPasskey?: boolean }, tx?: Tx): Promise<void> {
     const set = Object.entries(factors).filter(([, v]) => v !== undefined);
     if (!set.length) return;
-    await this.dataSource.query(`UPDATE "users" SET ${set.map(([k], i) => `"${k}" = $${i + 3}`).join(', ')} WHERE "storeId" = $1 AND "id" = $2`, [storeId, id, ...set.map(([, v]) => v)]);
+    await managerOf(this.dataSource, tx).query(`UPDATE "users" SET ${set.map(([k], i) => `"${k}" = $${i + 3}`).join(', ')} WHERE "storeId" = $1 AND "id" = $2`, [storeId, id, ...set.map(([, v]) => v)]);
   }
 
   async delete(storeId: string, id: string, tx?: Tx): Promise<boolean> {

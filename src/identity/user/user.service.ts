@@ -120,8 +120,8 @@ export class UserService implements OnModuleInit {
 
   // Kept by the features that own the factors (authenticator app, passkeys); the caller drops
   // the user's cached sessions after it, so the MFA policy sees the change.
-  setAppFactors(storeId: string, id: string, factors: { totpEnabled?: boolean; hasPasskey?: boolean }): Promise<void> {
-    return this.users.setAppFactors(storeId, id, factors);
+  setAppFactors(storeId: string, id: string, factors: { totpEnabled?: boolean; hasPasskey?: boolean }, tx?: Tx): Promise<void> {
+    return this.users.setAppFactors(storeId, id, factors, tx);
   }
 
   findById(storeId: string, id: string): Promise<UserEntity | null> {

@@ -11,7 +11,8 @@ import { NotificationService } from '../../messaging/notification/notification.s
 import { SessionService } from '../session/session.service.js';
 import type { SessionData } from '../../kernel/principal.js';
 import type { RequestContext } from '../../kernel/request-context.js';
-import { AuditLog, type AuditContext, type AuditInput } from '../../kernel/audit.js';
+import { AuditLog, auditContextOf, type AuditInput } from '../../kernel/audit.js';
+import type { Tx } from '../../platform/database/transactions.js';
 import { checkPasswordPolicy } from '../user/password.js';
 import type { UserEntity } from '../user/index.js';
 import { UserService } from '../user/user.service.js';
@@ -158,7 +159,7 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
       lookup = { subject };
     }
     const now = this.clock.now();
-    const context: AuditContext = { requestId: ctx.requestId, sessionId: ctx.session?.sessionId ?? null };
+    const context = auditContextOf(ctx);
     const factor = SECOND_FACTORS[flow as keyof typeof SECOND_FACTORS];
     const { consumed, user } = await this.spend(storeId, flow, spec, lookup, codeHash, now, session).catch((error: unknown) => {
       // A second factor's wrong code is recorded; a code of the other flows proves no login.
@@ -173,25 +174,26 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
       return updated;
     }
     const verified = spec.identifier === 'email' ? { emailVerified: true } : { mobileVerified: true };
+    const by = { type: 'user' as const, id: user.id, roleId: user.roles[0] ?? null };
+    const target = { type: 'user', id: user.id };
+    // Written with the change, in its transaction. A reset proves the identifier too: the
+    // verification is recorded either way.
+    const recorded = async (_user: unknown, tx: Tx) => {
+      if (spec.kind === 'reset') await this.audit.record({ storeId, action: 'user.password.reset', outcome: 'success', actor: by, target, details: { flow, identifier: spec.identifier } }, context, tx);
+      await this.audit.record({ storeId, action: 'user.verification.completed', outcome: 'success', actor: by, target, details: { flow, identifier: spec.identifier } }, context, tx);
+    };
     if (spec.kind === 'reset') {
       // Receiving the code proved the identifier too.
-      await this.users.update(storeId, user.id, { ...verified, password: input.password });
+      await this.users.update(storeId, user.id, { ...verified, password: input.password }, recorded);
       await this.sessions.end(storeId, { userId: user.id });
       if (this.notifications.hasChannel(spec.channel)) {
         await this.notifications.send({ storeId, channel: spec.channel, template: PASSWORD_CHANGED_TEMPLATE, userId: user.id, acceptLanguage: acceptLanguage });
       }
     } else {
-      await this.users.update(storeId, user.id, verified);
+      await this.users.update(storeId, user.id, verified, recorded);
     }
     // The user changed (verified, or a new password): `user-updated` on the event channel.
     this.events.emit('user.updated', { userId: user.id, storeId });
-    const by = { type: 'user' as const, id: user.id, roleId: user.roles[0] ?? null };
-    const target = { type: 'user', id: user.id };
-    if (spec.kind === 'reset') {
-      void this.audit.record({ storeId, action: 'user.password.reset', outcome: 'success', actor: by, target, details: { flow, identifier: spec.identifier } }, context);
-    }
-    // A reset proves the identifier too: the verification is recorded either way.
-    void this.audit.record({ storeId, action: 'user.verification.completed', outcome: 'success', actor: by, target, details: { flow, identifier: spec.identifier } }, context);
     return { status: 'OK', isVerified: true, [spec.identifier]: consumed.subject };
   }
 
