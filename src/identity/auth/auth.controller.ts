@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, HttpStatus, Post, Query, Req, Res } fr
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ApiFailures, ApiResult } from '../../kernel/api-result.js';
-import { AuditLog, auditContext } from '../../kernel/audit.js';
+import { AuditLog, auditActor, auditContext } from '../../kernel/audit.js';
 import { AppError } from '../../kernel/errors.js';
 import { Authenticated, Public, USER_OR_API_KEY } from '../../kernel/policy.js';
 import { Ctx, type ContextRequest, type RequestContext } from '../../kernel/request-context.js';
@@ -69,9 +69,9 @@ export class AuthController {
     const session =
       (await this.authentication.tryAuthenticate(req)) ?? (input?.refreshToken ? await this.loginTokens.sessionOf(req.ctx.store!, input.refreshToken) : undefined);
     if (session) {
-      await this.sessions.end(session.storeId, { id: session.sessionId });
-      const actor = { type: session.principal === 'apiKey' ? ('apiKey' as const) : ('user' as const), id: session.userId, roleId: session.roles[0] ?? null };
-      void this.audit.record({ storeId: session.storeId, action: 'user.logout', outcome: 'success', actor, target: { type: 'session', id: session.sessionId } }, auditContext(req, session.sessionId));
+      await this.sessions.end(session.storeId, { id: session.sessionId }, (_count, tx) =>
+        this.audit.record({ storeId: session.storeId, action: 'user.logout', outcome: 'success', actor: auditActor(session), target: { type: 'session', id: session.sessionId } }, auditContext(req, session.sessionId), tx),
+      );
     }
     // The cookie of the token's own store, whichever store the request named.
     const store = session && session.storeId !== req.ctx.store!.id ? ((await this.stores.findById(session.storeId)) ?? req.ctx.store!) : req.ctx.store!;

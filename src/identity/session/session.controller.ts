@@ -6,6 +6,7 @@ import { PageQuery, paging } from '../../kernel/paging.js';
 import { Authenticated, USER_ONLY, USER_OR_API_KEY } from '../../kernel/policy.js';
 import { Ctx, type ContextRequest, type RequestContext } from '../../kernel/request-context.js';
 import { AuditLog, auditActor, auditContext } from '../../kernel/audit.js';
+import type { Tx } from '../../platform/database/transactions.js';
 import type { SessionData } from '../../kernel/principal.js';
 import { SessionIdParam, SessionListResponse, SessionsEndedResponse, toSessionListItem } from './session.dto.js';
 import { SessionService } from './session.service.js';
@@ -36,9 +37,8 @@ export class SessionController {
   @ApiResult(SessionsEndedResponse)
   async endSession(@Req() req: ContextRequest, @Param() params: SessionIdParam) {
     const session = req.ctx.session!;
-    const ended = await this.sessions.end(session.storeId, { id: params.id, userId: session.userId });
+    const ended = await this.sessions.end(session.storeId, { id: params.id, userId: session.userId }, (count, tx) => this.recordEnded(req, session, { type: 'session', id: params.id }, count, tx));
     if (!ended) throw new AppError('SessionNotFound');
-    this.recordEnded(req, session, { type: 'session', id: params.id }, ended);
     return { status: 'OK', ended };
   }
 
@@ -50,12 +50,11 @@ export class SessionController {
     const session = req.ctx.session!;
     // A key is no login: its id is not a session to keep, and the key itself is not ended here.
     const exceptId = session.principal === 'apiKey' ? undefined : session.sessionId;
-    const ended = await this.sessions.end(session.storeId, { userId: session.userId, exceptId });
-    this.recordEnded(req, session, { type: 'user', id: session.userId }, ended);
+    const ended = await this.sessions.end(session.storeId, { userId: session.userId, exceptId }, (count, tx) => this.recordEnded(req, session, { type: 'user', id: session.userId }, count, tx));
     return { status: 'OK', ended };
   }
 
-  private recordEnded(req: ContextRequest, session: SessionData, target: { type: string; id: string }, count: number): void {
-    void this.audit.record({ storeId: session.storeId, action: 'session.ended', outcome: 'success', actor: auditActor(session), target, details: { count } }, auditContext(req));
+  private recordEnded(req: ContextRequest, session: SessionData, target: { type: string; id: string }, count: number, tx: Tx): Promise<void> {
+    return this.audit.record({ storeId: session.storeId, action: 'session.ended', outcome: 'success', actor: auditActor(session), target, details: { count } }, auditContext(req), tx);
   }
 }

@@ -3,6 +3,7 @@ import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { Clock, DAY_MS } from '../../platform/clock/clock.js';
 import { pageRequest, type PageQuery, type PageRequest } from '../../kernel/paging.js';
 import { AppConfig } from '../../platform/config/app-config.js';
+import { Transactions, type Tx } from '../../platform/database/transactions.js';
 import { DomainEvents } from '../../kernel/domain-events.js';
 import type { UserEntity } from '../user/index.js';
 import { UserService } from '../user/user.service.js';
@@ -33,6 +34,7 @@ export class SessionService implements OnModuleDestroy {
     private readonly clock: Clock,
     private readonly config: AppConfig,
     private readonly events: DomainEvents,
+    private readonly transactions: Transactions,
   ) {}
 
   async create(user: UserEntity, meta: SessionMeta, pending: PendingFactors = { email2FA: false, mobile2FA: false }): Promise<SessionData> {
@@ -111,8 +113,15 @@ export class SessionService implements OnModuleDestroy {
   }
 
   // Ends sessions everywhere: rows first, then every cached copy.
-  async end(storeId: string, where: { id?: string; ids?: string[]; userId?: string; exceptId?: string }): Promise<number> {
-    const ended = await this.sessions.deleteWhere(storeId, where);
+  // `inTx`: written with the end, in its transaction, when any session ended (its audit entry).
+  async end(storeId: string, where: { id?: string; ids?: string[]; userId?: string; exceptId?: string }, inTx?: (count: number, tx: Tx) => Promise<unknown>): Promise<number> {
+    const ended = inTx
+      ? await this.transactions.run(async (tx) => {
+          const rows = await this.sessions.deleteWhere(storeId, where, tx);
+          if (rows.length) await inTx(rows.length, tx);
+          return rows;
+        })
+      : await this.sessions.deleteWhere(storeId, where);
     const ids = ended.map((s) => s.id);
     await this.cache.delete(ids);
     // One event per user: open event streams of these sessions end on every replica, and the

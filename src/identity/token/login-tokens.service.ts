@@ -104,18 +104,21 @@ export class LoginTokenService {
       const successor = await this.refreshTokens.findById(store.id, row.successorId);
       if (successor) return { session, tokens: await this.pair(session, successor.id, successor.createdAt, this.successorOf(row, token)) };
     }
-    await this.sessions.end(store.id, { id: row.sessionId });
-    void this.audit.record(
-      {
-        storeId: store.id,
-        action: 'session.refresh.reused',
-        outcome: 'failure',
-        reason: 'refresh_token_reused',
-        actor: { type: 'anonymous', id: null },
-        target: { type: 'session', id: row.sessionId },
-        details: { userId: row.userId },
-      },
-      { ...context, sessionId: row.sessionId },
+    // The session's end and its entry in one transaction.
+    await this.sessions.end(store.id, { id: row.sessionId }, (_count, tx) =>
+      this.audit.record(
+        {
+          storeId: store.id,
+          action: 'session.refresh.reused',
+          outcome: 'failure',
+          reason: 'refresh_token_reused',
+          actor: { type: 'anonymous', id: null },
+          target: { type: 'session', id: row.sessionId },
+          details: { userId: row.userId },
+        },
+        { ...context, sessionId: row.sessionId },
+        tx,
+      ),
     );
     throw new AppError('RefreshTokenReused', 'this refresh token was already used: the session has ended, log in again');
   }

@@ -150,9 +150,9 @@ export class UserAdminService implements OnModuleInit {
   async endSessions(actor: SessionData, store: Tenant, id: string, context: AuditContext = {}): Promise<number> {
     const user = await this.manageable(actor, store, id);
     const self = user.id === actor.userId && actor.principal !== 'apiKey';
-    const count = await this.sessions.end(store.id, { userId: user.id, exceptId: self ? actor.sessionId : undefined });
-    void this.audit.record({ storeId: store.id, action: 'session.ended', outcome: 'success', actor: auditActor(actor), target: { type: 'user', id: user.id }, details: { count } }, context);
-    return count;
+    return this.sessions.end(store.id, { userId: user.id, exceptId: self ? actor.sessionId : undefined }, (count, tx) =>
+      this.audit.record({ storeId: store.id, action: 'session.ended', outcome: 'success', actor: auditActor(actor), target: { type: 'user', id: user.id }, details: { count } }, context, tx),
+    );
   }
 
   // Removes the user's app factors (authenticator app, recovery codes, passkeys) and ends its
