@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { EventPublisher } from '../src/messaging/broker/event-publisher.js';
 import { RedisStreamsBroker } from '../src/messaging/broker/redis-streams-broker.js';
 import { NotificationEntity } from '../src/messaging/notification/notification.entity.js';
-import { describeWithRedis, registerStore, startApp, unique, waitFor, type RegisteredStore, type TestApp } from './helpers.js';
+import { AuditService } from '../src/operations/audit/audit.service.js';
+import { describeWithRedis, PASSWORD, registerStore, startApp, unique, waitFor, type RegisteredStore, type TestApp } from './helpers.js';
+import { smtp, startMailServer, type MailServer } from './mail-server.js';
 
 // Notification event rules read the broker: an event a backend team publishes through
 // EventPublisher (or another process writes on the broker) triggers its rule, and with several
@@ -89,5 +92,56 @@ describeWithRedis('notification event rules on two replicas (needs REDIS_URL: th
     }
     const got = await exactly(one, store.storeId, 'invoice', 7);
     expect(got.map((r) => r.contextVars.amount).sort()).toEqual([0, 1, 2, 3, 4, 5, 7]);
+  });
+});
+
+// The example rule settings.default.json ships disabled: an email to the user when a sign-in
+// comes from a device none of its other sessions uses. Enabled here as an operator would.
+describe('the shipped example rule: email on a sign-in from a new device', () => {
+  let t: TestApp;
+  let mail: MailServer;
+  const defaults = (JSON.parse(readFileSync(new URL('../config/settings.default.json', import.meta.url), 'utf8')) as { notifications: { templates: object[]; eventRules: { eventName: string; enabled?: boolean }[] } }).notifications;
+  const example = defaults.eventRules.find((r) => r.eventName === 'audit:user.login.succeeded')!;
+
+  beforeAll(async () => {
+    mail = await startMailServer();
+    t = await startApp({
+      env: { SERVICE_CODENAME: unique('nd') },
+      settings: {
+        notifications: {
+          ...defaults,
+          providers: [smtp('mail', mail.port)],
+          channels: [
+            { channelName: 'inApp', providers: [], fallbackProviders: [] },
+            { channelName: 'email', providers: ['mail'], fallbackProviders: [] },
+          ],
+          eventRules: [{ ...example, enabled: true }],
+        },
+      } as never,
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await mail?.close();
+  });
+
+  it('ships disabled', () => {
+    expect(example.enabled).toBe(false);
+  });
+
+  it('enabled: the first sign-in from a device sends one email naming it; the same device again sends none; another device sends one', async () => {
+    const store = await registerStore(t.http);
+    const signIn = (agent: string) => t.http.post('/auth-api/login').set('svc-store-codename', store.codename).set('User-Agent', agent).send({ username: store.ownerEmail, password: PASSWORD }).expect(200);
+    await signIn('Phone/1.0 (first)');
+    await waitFor('the first email', async () => (mail.to(store.ownerEmail).length >= 1 ? true : undefined));
+    await signIn('Phone/1.0 (first)');
+    await signIn('Laptop/2.0 (second)');
+    await waitFor('the second email', async () => (mail.to(store.ownerEmail).length >= 2 ? true : undefined));
+    await t.app.get(AuditService).flush();
+    await new Promise((r) => setTimeout(r, 1000));
+    const sent = mail.to(store.ownerEmail);
+    expect(sent).toHaveLength(2);
+    expect(sent[0].mail.subject).toMatch(/New sign-in/);
+    expect(sent.map((m) => m.mail.text ?? '')).toEqual([expect.stringContaining('Phone/1.0 (first)'), expect.stringContaining('Laptop/2.0 (second)')]);
   });
 });

@@ -128,12 +128,19 @@ export class AuthService {
     return result;
   }
 
-  // Queued (a login writes its session, not the entry): never slows the answer.
+  // Queued, after the answer (a login writes its session, not the entry): never slows it.
+  // `newDevice`: none of the user's other live sessions has this user agent (the shipped,
+  // disabled notification rule emails the user on such a sign-in).
   private recordLogin(store: Tenant, user: UserEntity, result: LoginResult, method: string, context: AuditContext): void {
-    void this.audit.record(
-      { storeId: store.id, action: 'user.login.succeeded', outcome: 'success', actor: { type: 'user', id: user.id, roleId: user.roles[0] ?? null }, target: { type: 'user', id: user.id }, details: { method } },
-      { ...context, sessionId: result.session.sessionId },
-    );
+    void this.sessions
+      .fromNewDevice(result.session, context.userAgent)
+      .catch(() => false)
+      .then((newDevice) =>
+        this.audit.record(
+          { storeId: store.id, action: 'user.login.succeeded', outcome: 'success', actor: { type: 'user', id: user.id, roleId: user.roles[0] ?? null }, target: { type: 'user', id: user.id }, details: { method, newDevice } },
+          { ...context, sessionId: result.session.sessionId },
+        ),
+      );
   }
 
   // The login's answer: the spec's session object with its tokens, and with refresh tokens on

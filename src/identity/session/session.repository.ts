@@ -41,6 +41,15 @@ export class SessionRepository {
     return this.repo().findAndCount({ where: { storeId, userId, expiresAt: MoreThan(now) }, order: { createdAt: 'DESC', id: 'ASC' }, skip: page.offset, take: page.pageRowCount });
   }
 
+  // Whether another live session of the user has this user agent (the new one left out).
+  async knownUserAgent(storeId: string, userId: string, userAgent: string, exceptId: string): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      'SELECT 1 FROM "sessions" WHERE "storeId" = $1 AND "userId" = $2 AND "userAgent" = $3 AND "id" <> $4 LIMIT 1',
+      [storeId, userId, userAgent.slice(0, 512), exceptId],
+    );
+    return rows.length > 0;
+  }
+
   // The user's sessions after the newest `keep`: the ones a cap ends.
   async idsBeyond(storeId: string, userId: string, keep: number): Promise<string[]> {
     const rows: { id: string }[] = await this.dataSource.query(

@@ -60,6 +60,13 @@ export class SessionService implements OnModuleDestroy {
     return this.remember(row, user);
   }
 
+  // A sign-in from a device none of the user's other live sessions uses (by its user agent);
+  // a login without a user agent is never called new.
+  async fromNewDevice(session: SessionData, userAgent: string | null | undefined): Promise<boolean> {
+    if (!userAgent) return false;
+    return !(await this.sessions.knownUserAgent(session.storeId, session.userId, userAgent, session.sessionId));
+  }
+
   // The live session, from the cache or the database; undefined when it ended, expired or its
   // user was deactivated. Every authenticated request comes here: it marks the session seen.
   async get(storeId: string, sessionId: string): Promise<SessionData | undefined> {

@@ -22,6 +22,12 @@ export function sessionEndedTopic(service: string): string {
   return `${service}-internal-session-ended`;
 }
 
+// An audit entry: `<svc>-audit-<action with dots as dashes>` (auth-audit-user-login-failed).
+export function auditTopic(service: string, action: string): string {
+  return `${service}-audit-${action.replaceAll('.', '-')}`;
+}
+
+const AUDIT = /^audit:([a-z][A-Za-z0-9]*(?:\.[a-z][A-Za-z0-9]*)+)$/;
 const OBJECT_VERB = /^([A-Za-z][A-Za-z0-9]*)[._]([A-Za-z][A-Za-z0-9]*)$/;
 const API_DONE = /^([A-Za-z][A-Za-z0-9_-]*):done$/;
 const DB_EVENT = /^dbEvent:([A-Za-z][A-Za-z0-9]*):([A-Za-z][A-Za-z0-9]*)$/i;
@@ -29,7 +35,8 @@ const DB_EVENT = /^dbEvent:([A-Za-z][A-Za-z0-9]*):([A-Za-z][A-Za-z0-9]*)$/i;
 export type ResolvedTopic = { topic: string; object?: string; apiName?: string } | { error: string };
 
 // An alias to its broker topic: `<object>.<verb>` / `<object>_<verb>` (API event), `<apiName>:done`
-// (the API's completion event), `dbEvent:<object>:<verb>` (database event); any other text is
+// (the API's completion event), `dbEvent:<object>:<verb>` (database event), `audit:<action>` (an
+// audit entry, `audit:user.login.failed`); any other text is
 // the topic itself. `knownObjects` are compared lower-case.
 export function resolveTopicAlias(alias: string, service: string, knownObjects: ReadonlySet<string>): ResolvedTopic {
   const db = DB_EVENT.exec(alias);
@@ -38,6 +45,8 @@ export function resolveTopicAlias(alias: string, service: string, knownObjects: 
     if (!knownObjects.has(object)) return { error: `alias "${alias}" names no known data object "${db[1]}"` };
     return { topic: dbEventTopic(service, object, db[2]), object };
   }
+  const audit = AUDIT.exec(alias);
+  if (audit) return { topic: auditTopic(service, audit[1]), object: 'auditlog' };
   const done = API_DONE.exec(alias);
   if (done) return { topic: apiDoneTopic(service, done[1]), apiName: done[1] };
   const objectVerb = OBJECT_VERB.exec(alias);

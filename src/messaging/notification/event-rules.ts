@@ -19,6 +19,7 @@ interface CompiledRule {
   object?: string;
   recipient: Expression;
   contextVars: [string, Expression][];
+  when?: Expression;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -68,6 +69,7 @@ export class EventRules implements OnModuleInit, OnModuleDestroy {
         topic,
         object: objects.get(('error' in resolved ? undefined : resolved.object) ?? ownObjectOf(topic, service, objects) ?? ''),
         recipient: compile(rule, 'recipient', rule.recipient),
+        ...(rule.when !== undefined && { when: compile(rule, 'when', rule.when) }),
         contextVars: Object.entries(rule.contextVars).map(([name, source]) => [name, compile(rule, `contextVars.${name}`, String(source))]),
       });
     }
@@ -78,7 +80,7 @@ export class EventRules implements OnModuleInit, OnModuleDestroy {
   async onModuleInit(): Promise<void> {
     this.checks.report(this.problems);
     if (this.problems.length) return;
-    for (const topic of new Set(this.rules.map((r) => r.topic))) {
+    for (const topic of new Set(this.rules.filter((r) => r.rule.enabled !== false).map((r) => r.topic))) {
       this.stops.push(await this.broker.consume(topic, this.group, (message) => this.apply(topic, message.data)));
     }
   }
@@ -90,9 +92,10 @@ export class EventRules implements OnModuleInit, OnModuleDestroy {
 
   // Every rule for the topic; one rule failing does not stop the others.
   async apply(topic: string, payload: Record<string, unknown>): Promise<void> {
-    for (const { rule, object, recipient, contextVars } of this.rules.filter((r) => r.topic === topic)) {
+    for (const { rule, object, recipient, contextVars, when } of this.rules.filter((r) => r.topic === topic && r.rule.enabled !== false)) {
       try {
         const context = { event: withObjectId(payload, object) };
+        if (when && plain(when(context)) !== true) continue;
         const to = plain(recipient(context));
         if (typeof to !== 'string' || !to) throw new Error('recipient is not a string');
         const storeId = payload.storeId;

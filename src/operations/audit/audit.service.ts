@@ -3,6 +3,7 @@ import { Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap
 import { PinoLogger } from 'nestjs-pino';
 import { AuditLog, type AuditContext, type AuditInput } from '../../kernel/audit.js';
 import { EventPublisher } from '../../messaging/broker/event-publisher.js';
+import { auditTopic } from '../../messaging/broker/topics.js';
 import { Clock, DAY_MS } from '../../platform/clock/clock.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { afterCommit, type Tx } from '../../platform/database/transactions.js';
@@ -153,7 +154,7 @@ export class AuditService extends AuditLog implements OnApplicationBootstrap, Be
   // `<service>-audit-<action with dots as dashes>`, with the store for the subscribers' filters.
   private publish(rows: AuditEntryEntity[]): void {
     for (const row of rows) {
-      const topic = `${this.publisher.service}-audit-${row.action.replaceAll('.', '-')}`;
+      const topic = auditTopic(this.publisher.service, row.action);
       this.publisher.publish(topic, { storeId: row.storeId, entry: toAuditEntryResponse(row) }).catch((err: unknown) => this.logger.warn({ err, topic }, 'audit event not published'));
     }
   }

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { Allow, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { Allow, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
 
 export const PROVIDER_TYPES = ['smtp', 'twilio', 'onesignal'] as const;
 export const CHANNEL_NAMES = ['email', 'sms', 'push', 'whatsapp', 'inApp'] as const;
@@ -71,6 +71,16 @@ export class EventRuleSetting {
   @IsObject()
   @Allow()
   contextVars: Record<string, string>;
+
+  // A rule set to false is checked at boot but reacts to nothing (default true).
+  @IsOptional()
+  @IsBoolean()
+  enabled?: boolean;
+
+  // CEL over `event`: the rule reacts only to events for which it is true (default: every event).
+  @IsOptional()
+  @IsString()
+  when?: string;
 }
 
 export class NotificationWorkerSetting {
