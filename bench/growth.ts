@@ -12,8 +12,8 @@
 // Then the audit log (issue 26): one store's log filled by SQL to 10,000, 100,000 and 1,000,000
 // entries (bench/audit-fill.ts; AUDIT_SIZES), read as the store's owner, p50 of sequential
 // requests of `GET /auth-api/v1/auditlogs`: the first page and a page 90 % deep by `after` (a
-// cursor built as the service builds it), unfiltered, `action=user.login.*` and `actorId=` (one
-// user's entries, 8 in 1,000). Prints a second table; target: each deep page within ±20 % of its
+// cursor built as the service builds it), unfiltered, `action=user.login.*`, `apikey.*`, a
+// prefix that matches nothing (first page only) and `actorId=` (one user's entries, 8 in 1,000). Prints a second table; target: each deep page within ±20 % of its
 // first page. SIZES= (empty) skips the stores, AUDIT_SIZES= (empty) the audit log.
 import bcrypt from 'bcrypt';
 import type { AddressInfo } from 'node:net';
@@ -99,6 +99,8 @@ async function auditGrowth(db: pg.Client, base: string): Promise<void> {
   const filters: { name: string; query: string; where: string; params: unknown[] }[] = [
     { name: 'all', query: '', where: 'true', params: [] },
     { name: 'action=user.login.*', query: '&action=user.login.*', where: `action LIKE 'user.login.%'`, params: [] },
+    { name: 'action=apikey.* (1 in 10)', query: '&action=apikey.*', where: `action LIKE 'apikey.%'`, params: [] },
+    { name: 'action=session.* (none)', query: '&action=session.*', where: `action LIKE 'session.%'`, params: [] },
     { name: 'actorId= (8 in 1,000)', query: `&actorId=${BENCH_ACTOR}`, where: `"actorId" = $2`, params: [BENCH_ACTOR] },
   ];
   const rows: string[][] = [];
