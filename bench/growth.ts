@@ -13,8 +13,9 @@
 // entries (bench/audit-fill.ts; AUDIT_SIZES), read as the store's owner, p50 of sequential
 // requests of `GET /auth-api/v1/auditlogs`: the first page and a page 90 % deep by `after` (a
 // cursor built as the service builds it), unfiltered, `action=user.login.*`, `apikey.*`, a
-// prefix that matches nothing (first page only) and `actorId=` (one user's entries, 8 in 1,000). Prints a second table; target: each deep page within ±20 % of its
-// first page. SIZES= (empty) skips the stores, AUDIT_SIZES= (empty) the audit log.
+// prefix that matches nothing (first page only) and `actorId=` (one user's entries, 8 in
+// 1,000). Prints a second table; target: each deep page within ±20 % of its first page.
+// SIZES= (empty) skips the stores, AUDIT_SIZES= (empty) the audit log.
 import bcrypt from 'bcrypt';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
