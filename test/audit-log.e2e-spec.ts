@@ -201,6 +201,20 @@ describe('audit log', () => {
     expectError(await t.http.get(LOGS).query({ action: 'user.*.failed' }).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`), 400, 'ValidationFailed');
   });
 
+  it('an action prefix is a range of the store\'s action index, not a read of every entry', async () => {
+    const o = await ownerOfNewStore(t);
+    // As the list counts `action=user.login.*`; sequential scans off so that a tiny table shows
+    // which index can serve the prefix (with a collation other than "C", a plain one cannot).
+    const plan = await t.app.get(DataSource).transaction(async (m) => {
+      await m.query('ANALYZE "audit_log"');
+      await m.query('SET LOCAL enable_seqscan = off');
+      return (await m.query(`EXPLAIN SELECT count(*) FROM "audit_log" "a" WHERE "a"."storeId" = $1 AND "a"."action" LIKE $2`, [o.store.storeId, 'user.login.%'])) as { 'QUERY PLAN': string }[];
+    });
+    const text = plan.map((r) => r['QUERY PLAN']).join('\n');
+    expect(text).toMatch(/Index Only Scan using audit_log_store_action_prefix_idx/);
+    expect(text).toMatch(/Index Cond: .*action.* ~?>=~? 'user\.login\.'/);
+  });
+
   it("an administrator of one store never sees another's entries, by filter, cursor or header", async () => {
     const a = await ownerOfNewStore(t);
     const b = await ownerOfNewStore(t);
