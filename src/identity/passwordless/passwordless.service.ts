@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { AuditLog, type AuditContext } from '../../kernel/audit.js';
 import { DomainEvents } from '../../kernel/domain-events.js';
@@ -10,6 +9,7 @@ import { levelRoles } from '../../kernel/roles.js';
 import { ROOT_CODENAME, type Tenant } from '../../kernel/tenant.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
+import { EvenTiming } from '../../platform/clock/even-timing.js';
 import type { PasswordlessChannel, PasswordlessLoginSettings } from '../../platform/config/passwordless-settings.js';
 import { NotificationService } from '../../messaging/notification/notification.service.js';
 import { AuthService, type LoginResult } from '../auth/auth.service.js';
@@ -39,9 +39,9 @@ interface Address {
 // (AuthService.loginVerified: the same checks, second factors and answer as /login).
 @Injectable()
 export class PasswordlessService implements OnModuleInit {
-  // How long handing a message to the notification module takes per channel, smoothed: a start
-  // that sends nothing (unknown address, sign-up off) waits as long, so timing tells nothing.
-  private readonly sendMs: Record<PasswordlessChannel, number> = { email: 2, sms: 2 };
+  // How long handing a message to the notification module takes per channel: a start that sends
+  // nothing (unknown address, sign-up off) waits as long, so timing tells nothing.
+  private readonly sending = new EvenTiming<PasswordlessChannel>();
 
   constructor(
     private readonly codes: VerificationCodes,
@@ -98,13 +98,8 @@ export class PasswordlessService implements OnModuleInit {
       resendSeconds: settings.resendTimeWindow,
     });
 
-    const began = performance.now();
-    if (live) {
-      await this.deliver(store, address, user, issued, settings, acceptLanguage);
-      this.sendMs[address.channel] = 0.8 * this.sendMs[address.channel] + 0.2 * (performance.now() - began);
-    } else {
-      await sleep(this.sendMs[address.channel]);
-    }
+    if (live) await this.sending.work(address.channel, () => this.deliver(store, address, user, issued, settings, acceptLanguage));
+    else await this.sending.wait(address.channel);
     const testMode = this.config.settings.verification.verificationMode === 'testMode';
     return toStartAnswer(issued, settings.expireTimeWindow, settings.verificationType, testMode);
   }
