@@ -8,7 +8,7 @@ import { AuditService } from '../src/operations/audit/audit.service.js';
 import { FakeApi, type Received } from './fake-api.js';
 import { smtp, startMailServer, type MailServer } from './mail-server.js';
 import { codeAt, TOTP_STEP_MS } from './totp-codes.js';
-import { cookieNamed, expectError, login, PASSWORD, registerStore, startApp, unique, uniqueEmail, waitFor, type RegisteredStore, type TestApp } from './helpers.js';
+import { cookieNamed, describeWithRedis, expectError, login, PASSWORD, registerStore, startApp, unique, uniqueEmail, waitFor, type RegisteredStore, type TestApp } from './helpers.js';
 
 // Passwordless sign-in end to end: by code and by link, by email and by SMS, in testMode (the
 // secrets come back in the `start` answer) and in liveMode (read from the mail and the SMS the
@@ -501,5 +501,47 @@ describe('passwordless sign-in in liveMode, through a real SMTP server and the S
     await new Promise((r) => setTimeout(r, 300));
     expect(mail.to(stranger)).toEqual([]);
     expect(twilio.requests.map(form).filter((f) => f.To === strangerMobile)).toEqual([]);
+  });
+});
+
+describe('passwordless settings that cannot work stop the boot', () => {
+  it('SMS without mobiles in the user model, liveMode without the channel, sign-up that cannot give a required identifier', async () => {
+    const sms = startApp({ settings: { passwordlessLogin: { enabled: true, channels: ['sms'] } } });
+    const { message: noMobile } = (await sms.catch((e: unknown) => e)) as Error;
+    expect(noMobile).toContain('settings.passwordlessLogin.channels: users have no mobile for sms');
+    expect(noMobile).toContain('settings.passwordlessLogin.channels: liveMode needs the notification channel sms');
+
+    const signUp = startApp({ settings: { secondaryIdentifierPresence: 'required', passwordlessLogin: { enabled: true, channels: ['email'], allowSignUp: true }, verification: { verificationMode: 'testMode' } } });
+    const { message: required } = (await signUp.catch((e: unknown) => e)) as Error;
+    expect(required).toContain('settings.passwordlessLogin.allowSignUp: a sign-up by email cannot give the required mobile');
+  });
+});
+
+// Two replicas on one database and one Redis: the limits and the codes hold across them.
+describeWithRedis('passwordless sign-in across replicas', () => {
+  const apps: TestApp[] = [];
+  beforeAll(async () => {
+    const env = { SERVICE_CODENAME: unique('pl') };
+    const settings: SettingsOverrides = {
+      ...TEST_MODE,
+      passwordlessLogin: { ...TEST_MODE.passwordlessLogin, resendTimeWindow: 0 },
+      rateLimits: { passwordlessPerAddress: { points: 3, durationSeconds: 600 } },
+    };
+    apps.push(await startApp({ env, settings }), await startApp({ env, settings }));
+  });
+  afterAll(async () => {
+    for (const a of apps) await a.close();
+  });
+
+  it('a code from one replica signs in on the other; the per-address limit counts on both', async () => {
+    const [a, b] = apps;
+    const user = await registerUser(a);
+    const started = await start(a, user.store.codename, { email: user.email }).expect(200);
+    expect((await complete(b, user.store.codename, { email: user.email, secretCode: started.body.secretCode }).expect(200)).body.userId).toBe(user.id);
+    // the sign-in cleared the count: three more calls, then 429 on either replica
+    await start(b, user.store.codename, { email: user.email }).expect(200);
+    await start(a, user.store.codename, { email: user.email }).expect(200);
+    await start(b, user.store.codename, { email: user.email }).expect(200);
+    expectError(await start(a, user.store.codename, { email: user.email }), 429, 'TooManyRequests');
   });
 });
