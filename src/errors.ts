@@ -7,6 +7,7 @@ import { BUCKET_ERRORS } from './identity/bucket/bucket.errors.js';
 import { MFA_ERRORS } from './identity/mfa/mfa.errors.js';
 import { M2M_ERRORS } from './identity/m2m/m2m.errors.js';
 import { PASSKEY_ERRORS } from './identity/passkey/passkey.errors.js';
+import { PASSWORDLESS_ERRORS } from './identity/passwordless/passwordless.errors.js';
 import { REGISTRATION_ERRORS } from './identity/registration/registration.errors.js';
 import { REMOTE_SESSION_ERRORS } from './identity/remote-session/remote-session.errors.js';
 import { SESSION_ERRORS } from './identity/session/session.errors.js';
@@ -35,6 +36,7 @@ registerErrors(
   API_KEY_ERRORS,
   USER_ADMIN_ERRORS,
   VERIFICATION_ERRORS,
+  PASSWORDLESS_ERRORS,
   PASSKEY_ERRORS,
   MFA_ERRORS,
   ANTIBOT_ERRORS,

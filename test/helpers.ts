@@ -23,6 +23,8 @@ const OPEN_LIMITS = {
   registrationFailures: { points: 1_000_000, durationSeconds: 1 },
   loginPerIp: { points: 1_000_000, durationSeconds: 1 },
   loginPerUsername: { points: 1_000_000, durationSeconds: 1 },
+  passwordlessPerAddress: { points: 1_000_000, durationSeconds: 1 },
+  passwordlessPerIp: { points: 1_000_000, durationSeconds: 1 },
 };
 
 // The real application on the run's database (shared embedded PGlite, or DATABASE_URL) and

@@ -47,6 +47,9 @@ const ROUTES = [
   { method: 'POST', path: '/auth-api/passkeys/login/verify', policy: 'public' },
   { method: 'POST', path: '/auth-api/passkeys/register/options', policy: 'authenticated(user) permission=none mfaEnrollment' },
   { method: 'POST', path: '/auth-api/passkeys/register/verify', policy: 'authenticated(user) permission=none mfaEnrollment' },
+  // passwordless sign-in: the code or link sent to the address is the credential
+  { method: 'POST', path: '/auth-api/passwordless/complete', policy: 'public' },
+  { method: 'POST', path: '/auth-api/passwordless/start', policy: 'public' },
   // the caller's own permissions (read afresh per request)
   { method: 'GET', path: '/auth-api/permissions', policy: 'authenticated(user,apiKey) permission=none' },
   { method: 'GET', path: '/auth-api/permissions/:name', policy: 'authenticated(user,apiKey) permission=none' },
@@ -147,6 +150,8 @@ const PUBLIC_PATHS = [
   'POST /auth-api/logout',
   'POST /auth-api/passkeys/login/options',
   'POST /auth-api/passkeys/login/verify',
+  'POST /auth-api/passwordless/start',
+  'POST /auth-api/passwordless/complete',
   'GET /auth-api/publickey',
   'POST /auth-api/realtime/webhook',
   'GET /auth-api/v1/briefstores',

@@ -43,8 +43,8 @@ export interface AuditContext {
 // Every action the service records, with what it means: the generated reference
 // (docs/audit-actions.md) is written from this list.
 export const AUDIT_ACTIONS = {
-  'user.login.succeeded': 'a password, social, single sign-on or passkey login started a session',
-  'user.login.failed': 'a login was refused (reason: wrong_password, unknown_user, locked, rate_limited, not_verified, inactive, store_inactive)',
+  'user.login.succeeded': 'a password, social, single sign-on, passkey or passwordless login started a session',
+  'user.login.failed': 'a login was refused (reason: wrong_password, unknown_user, locked, rate_limited, not_verified, inactive, store_inactive; a passwordless one also wrong_code, expired, attempts_exceeded)',
   'user.login.locked': 'too many failed logins for one username: further attempts are refused for a while',
   'user.logout': 'a user ended its own session',
   'session.ended': 'sessions ended by their user, an administrator, a new password or a deactivation',

@@ -92,14 +92,11 @@ export class AuthService {
     } catch (error) {
       // A server fault (503) is not a refused login.
       if (reason !== 'unavailable' && error instanceof AppError) {
-        const identifierHash = createHmac('sha256', this.pepper).update(`${store.id}\n${username.trim().toLowerCase()}`).digest('hex');
-        const target = user ? { type: 'user', id: user.id } : null;
-        void this.audit.record(
-          { storeId: store.id, action: 'user.login.failed', outcome: 'failure', reason, actor: { type: 'anonymous', id: null }, target, details: { identifierHash } },
-          context,
-        );
+        this.recordLoginFailure(store, username, user?.id ?? null, reason, context);
         // Once per lockout, not on each refused attempt during it (those are failed, reason locked).
         if (lockoutStarts) {
+          const identifierHash = this.identifierHash(store, username);
+          const target = user ? { type: 'user', id: user.id } : null;
           const { points, durationSeconds } = this.config.settings.rateLimits.loginPerUsername;
           void this.audit.record(
             { storeId: store.id, action: 'user.login.locked', outcome: 'failure', reason: 'too_many_failures', actor: { type: 'anonymous', id: null }, target, details: { identifierHash, points, durationSeconds } },
@@ -119,13 +116,40 @@ export class AuthService {
   // `multiFactor`: the proof was itself multi-factor (a passkey with user verification), so no
   // second factor is asked after it.
   // `method` names the proof in the audit log (a single sign-on session carries `ssoUserId`).
-  async loginVerified(store: Tenant, user: UserEntity, meta: SessionMeta, opts: { multiFactor?: boolean; method?: 'social' | 'sso' | 'passkey'; context?: AuditContext } = {}): Promise<LoginResult> {
+  async loginVerified(
+    store: Tenant,
+    user: UserEntity,
+    meta: SessionMeta,
+    opts: { multiFactor?: boolean; method?: 'social' | 'sso' | 'passkey' | 'passwordless'; context?: AuditContext } = {},
+  ): Promise<LoginResult> {
     if (!store.isActive) throw new AppError('StoreInactive', `store "${store.codename}" is not active`);
     const pending = this.assertMayLogIn(user);
     const result = await this.startSession(user, meta, opts.multiFactor ? { email2FA: false, mobile2FA: false, totp2FA: false } : pending);
     const method = opts.method ?? (opts.multiFactor ? 'passkey' : meta.ssoUserId ? 'sso' : 'social');
     this.recordLogin(store, user, result, method, opts.context ?? { ip: meta.ip, userAgent: meta.userAgent });
     return result;
+  }
+
+  // A refused login (user.login.failed): the username tried is kept only as a keyed hash.
+  // Other ways of signing in (passwordless) record theirs here too, with their own reasons
+  // (null username: a sign-in link names no address).
+  recordLoginFailure(store: Tenant, username: string | null, userId: string | null, reason: string, context: AuditContext): void {
+    void this.audit.record(
+      {
+        storeId: store.id,
+        action: 'user.login.failed',
+        outcome: 'failure',
+        reason,
+        actor: { type: 'anonymous', id: null },
+        target: userId ? { type: 'user', id: userId } : null,
+        details: username === null ? {} : { identifierHash: this.identifierHash(store, username) },
+      },
+      context,
+    );
+  }
+
+  private identifierHash(store: Tenant, username: string): string {
+    return createHmac('sha256', this.pepper).update(`${store.id}\n${username.trim().toLowerCase()}`).digest('hex');
   }
 
   // Queued, after the answer (a login writes its session, not the entry): never slows it.

@@ -26,6 +26,10 @@ export class VerificationCodeEntity {
   @Column({ type: 'char', length: 64 })
   codeHash: string;
 
+  // The hash of a link sent with the code (passwordless sign-in), or null.
+  @Column({ type: 'char', length: 64, nullable: true })
+  linkHash: string | null;
+
   @Column({ type: 'int' })
   codeIndex: number;
 

@@ -3,6 +3,7 @@ import { NotificationModule } from '../../messaging/notification/notification.mo
 import { SessionModule } from '../session/session.module.js';
 import { TokenModule } from '../token/token.module.js';
 import { UserModule } from '../user/user.module.js';
+import { VerificationCodes } from './verification-codes.service.js';
 import { VerificationController } from './verification.controller.js';
 import { VerificationGate } from './verification.gate.js';
 import { VerificationRepository } from './verification.repository.js';
@@ -11,7 +12,8 @@ import { VerificationService } from './verification.service.js';
 @Module({
   imports: [UserModule, SessionModule, TokenModule, NotificationModule],
   controllers: [VerificationController],
-  providers: [VerificationRepository, VerificationService, VerificationGate],
-  exports: [VerificationGate],
+  providers: [VerificationRepository, VerificationService, VerificationGate, VerificationCodes],
+  // VerificationCodes: the codes' storage and rules, for passwordless sign-in.
+  exports: [VerificationGate, VerificationCodes],
 })
 export class VerificationModule {}

@@ -1,8 +1,8 @@
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Clock } from '../../platform/clock/clock.js';
+import { EvenTiming } from '../../platform/clock/even-timing.js';
 import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
@@ -31,7 +31,7 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
   // How long handing a code to the notification module takes per channel, smoothed: a start for
   // an unknown identifier waits as long, so the answer's timing does not tell whether the
   // account exists.
-  private readonly sendMs = { email: 2, sms: 2 };
+  private readonly sending = new EvenTiming<FlowSpec['channel']>();
   private purger?: NodeJS.Timeout;
   private readonly pepper: string;
 
@@ -124,13 +124,8 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
     });
     if (!issued) throw await this.resendTooSoon(storeId, flow, subject, setting, now);
 
-    const began = performance.now();
-    if (user) {
-      await this.deliver(storeId, spec, setting, user, secret, acceptLanguage);
-      this.sendMs[spec.channel] = 0.8 * this.sendMs[spec.channel] + 0.2 * (performance.now() - began);
-    } else {
-      await sleep(this.sendMs[spec.channel]);
-    }
+    if (user) await this.sending.work(spec.channel, () => this.deliver(storeId, spec, setting, user, secret, acceptLanguage));
+    else await this.sending.wait(spec.channel);
     const testMode = this.config.settings.verification.verificationMode === 'testMode';
     return toStartAnswer(issued, setting.expireTimeWindow, setting.verificationType, testMode ? secret : undefined);
   }

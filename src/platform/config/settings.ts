@@ -24,6 +24,7 @@ import { AttributeRuleSetting, PermissionGroupSetting, PermissionTypesSetting } 
 import { ConfigError } from './env.js';
 import { DataObjectAccessSetting, EventChannelSettings, EventSubscriptionSetting } from './event-settings.js';
 import { NotificationSettings } from './notification-settings.js';
+import { PasswordlessLoginSettings } from './passwordless-settings.js';
 import { VerificationSettings } from './verification-settings.js';
 import { projectPath } from './project-path.js';
 import { RealtimeChannelSettings } from './realtime-settings.js';
@@ -130,6 +131,17 @@ export class RateLimitsSettings {
   @ValidateNested()
   @Type(() => RateLimitSetting)
   totpPerUser: RateLimitSetting;
+
+  // Passwordless starts and code submissions per (store, address), known or not; a sign-in
+  // clears the count.
+  @ValidateNested()
+  @Type(() => RateLimitSetting)
+  passwordlessPerAddress: RateLimitSetting;
+
+  // Passwordless starts and submissions per client IP.
+  @ValidateNested()
+  @Type(() => RateLimitSetting)
+  passwordlessPerIp: RateLimitSetting;
 }
 
 // Passkeys (WebAuthn): the relying party and the origins its ceremonies may come from.
@@ -541,6 +553,11 @@ export class ServiceSettings {
   @ValidateNested()
   @Type(() => VerificationSettings)
   verification: VerificationSettings;
+
+  // Sign-in by a code or link sent to the email or mobile (passwordless-settings.ts).
+  @ValidateNested()
+  @Type(() => PasswordlessLoginSettings)
+  passwordlessLogin: PasswordlessLoginSettings;
 
   // The Pusher-compatible realtime channel (realtime-settings.ts); null: the feature is off.
   @IsOptional()
