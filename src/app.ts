@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
@@ -6,7 +7,7 @@ import { Logger, PinoLogger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import { ApiDone } from './messaging/broker/api-done.js';
 import { corsMiddleware } from './kernel/cors.js';
-import { inSequence, jsonBody, requestContext } from './kernel/http-middleware.js';
+import { inSequence, jsonBody, OpenRequests, requestContext } from './kernel/http-middleware.js';
 import { requestLog } from './platform/logging/logging.js';
 import type { ContextRequest } from './kernel/request-context.js';
 import { securityHeaders } from './kernel/security-headers.js';
@@ -36,6 +37,9 @@ export interface EarlyStart {
   embedded: Promise<EmbeddedPostgres | undefined>;
 }
 
+// How long a shutdown waits for the requests being answered.
+const SHUTDOWN_GRACE_MS = 10_000;
+
 // Builds the whole service: used by main.ts and by the tests, so both run the same thing.
 export async function createApp(sources: ConfigSources = {}, early?: EarlyStart): Promise<RunningApp> {
   const config = early?.config ?? AppConfig.load(sources);
@@ -55,12 +59,13 @@ export async function createApp(sources: ConfigSources = {}, early?: EarlyStart)
     const metrics = app.get(Metrics);
     const apiDone = app.get(ApiDone);
     const tenancy = app.get(TenancyMiddleware);
+    const openRequests = new OpenRequests();
     // JSON bodies, then the tenant, last. Mounted here rather than through Nest's
     // MiddlewareConsumer, which adds them as routes matching every path (`{*splat}`): Express then
     // matches and decodes each request's path for them.
     app.use(
       inSequence(
-        requestContext([requestLog(PinoLogger.root, config), (req, res) => metrics.observeRequest(req, res), (req, res) => apiDone.observeRequest(req, res)]),
+        requestContext([requestLog(PinoLogger.root, config), (req, res) => metrics.observeRequest(req, res), (req, res) => apiDone.observeRequest(req, res)], openRequests),
         securityHeaders(),
         corsMiddleware(app.get(CorsPolicy)),
         jsonBody({ formRoutes: [...REALTIME_FORM_ROUTES, INTROSPECTION_ROUTE], formPaths: FORM_POST_CALLBACKS }),
@@ -82,7 +87,15 @@ export async function createApp(sources: ConfigSources = {}, early?: EarlyStart)
     return {
       app,
       config,
+      // No new connection; the requests being answered finish while every module still runs
+      // (their audit entries, sessions and events are written); then the modules stop.
       close: async () => {
+        const server = app.getHttpServer() as Server;
+        if (server.listening) {
+          server.close();
+          server.closeIdleConnections();
+        }
+        await openRequests.settled(SHUTDOWN_GRACE_MS);
         await app.close();
         await embedded?.stop();
       },

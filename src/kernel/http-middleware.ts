@@ -17,12 +17,32 @@ const HSTS = 'max-age=31536000; includeSubDomains';
 // does not throw (it runs in a socket's event).
 export type RequestEndHook = (req: ContextRequest, res: Response) => void;
 
+// The requests being answered, so that a shutdown lets them finish (and record what they do)
+// before the modules stop.
+export class OpenRequests {
+  private readonly open = new Set<Response>();
+
+  track(res: Response): void {
+    this.open.add(res);
+    res.once('close', () => this.open.delete(res));
+  }
+
+  // Once no request is being answered, or after `timeoutMs`. Event streams do not count: they
+  // last as long as their client, and the modules end them.
+  async settled(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    const busy = () => [...this.open].some((res) => !String(res.getHeader('content-type') ?? '').startsWith('text/event-stream'));
+    while (busy() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 // First middleware: the request id (kept from `x-request-id` when well-formed), the clock and the
 // origin, on the request (`req.ctx`, the RequestContext the routes receive). Answers carry
 // tokens, sessions and keys, so no cache keeps any answer unless its route says so (images).
 // `req.secure` follows TRUST_PROXY: behind a proxy, X-Forwarded-Proto decides.
-export function requestContext(onEnd: readonly RequestEndHook[]): (req: Request, res: Response, next: NextFunction) => void {
+export function requestContext(onEnd: readonly RequestEndHook[], open?: OpenRequests): (req: Request, res: Response, next: NextFunction) => void {
   return (req, res, next) => {
+    open?.track(res);
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     const protocol = req.protocol;

@@ -95,17 +95,17 @@ describe('queued entries', () => {
     expect(entries.rows.map((r) => r.details)).toEqual([{ n: 1 }, { n: 2 }]);
     expect(published).toEqual(['svc-audit-user-login-failed', 'svc-audit-user-login-failed']);
     expect(logger.error).not.toHaveBeenCalled();
-    audit.onApplicationShutdown();
+    await audit.onApplicationShutdown();
   });
 
   it('a shutdown with entries the database still refuses says how many were lost', async () => {
     const entries = new MemoryEntries();
     const { audit, logger } = service(entries);
-    entries.refuse = 5;
+    entries.refuse = 10;
     await audit.record(failedLogin);
     await audit.record(failedLogin);
     await audit.beforeApplicationShutdown();
-    audit.onApplicationShutdown();
+    await audit.onApplicationShutdown();
     expect(logger.error).toHaveBeenCalledWith({ lost: 2 }, expect.stringMatching(/lost at shutdown/));
   });
 });

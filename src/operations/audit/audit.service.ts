@@ -78,13 +78,16 @@ export class AuditService extends AuditLog implements OnApplicationBootstrap, Be
     this.sweeper.unref();
   }
 
-  // Before the database closes: nothing queued is lost on a graceful shutdown.
+  // Nothing queued is lost on a graceful shutdown: what is queued is written before the HTTP
+  // server closes, and again once the requests it was still answering are done (Nest closes the
+  // server between the two hooks, and the database after this module's shutdown hook).
   async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.sweeper);
     await this.flush();
   }
 
-  onApplicationShutdown(): void {
+  async onApplicationShutdown(): Promise<void> {
+    await this.flush();
     clearTimeout(this.timer);
     if (this.queue.length) this.logger.error({ lost: this.queue.length }, 'audit entries lost at shutdown: the database refused them');
   }
