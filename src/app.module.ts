@@ -26,6 +26,7 @@ import { HealthModule } from './operations/health/health.module.js';
 import { MetricsModule } from './operations/metrics/metrics.module.js';
 import { NotificationModule } from './messaging/notification/notification.module.js';
 import { PasskeyModule } from './identity/passkey/passkey.module.js';
+import { PasswordPolicyModule } from './identity/password-policy/password-policy.module.js';
 import { RateLimitModule } from './kernel/rate-limit/rate-limit.module.js';
 import { RealtimeModule } from './messaging/realtime/realtime.module.js';
 import { RedisModule } from './platform/redis/redis.module.js';
@@ -66,6 +67,7 @@ export class AppModule implements OnModuleInit {
         AvatarModule,
         StoreModule,
         RegistrationModule,
+        PasswordPolicyModule,
         AuthModule,
         PasskeyModule,
         SocialModule,

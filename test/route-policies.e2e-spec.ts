@@ -47,6 +47,8 @@ const ROUTES = [
   { method: 'POST', path: '/auth-api/passkeys/login/verify', policy: 'public' },
   { method: 'POST', path: '/auth-api/passkeys/register/options', policy: 'authenticated(user) permission=none mfaEnrollment' },
   { method: 'POST', path: '/auth-api/passkeys/register/verify', policy: 'authenticated(user) permission=none mfaEnrollment' },
+  // the rules a new password must meet, for a sign-up or password form
+  { method: 'GET', path: '/auth-api/password-policy', policy: 'public' },
   // the caller's own permissions (read afresh per request)
   { method: 'GET', path: '/auth-api/permissions', policy: 'authenticated(user,apiKey) permission=none' },
   { method: 'GET', path: '/auth-api/permissions/:name', policy: 'authenticated(user,apiKey) permission=none' },
@@ -147,6 +149,7 @@ const PUBLIC_PATHS = [
   'POST /auth-api/logout',
   'POST /auth-api/passkeys/login/options',
   'POST /auth-api/passkeys/login/verify',
+  'GET /auth-api/password-policy',
   'GET /auth-api/publickey',
   'POST /auth-api/realtime/webhook',
   'GET /auth-api/v1/briefstores',

@@ -25,6 +25,7 @@ import { ConfigError } from './env.js';
 import { DataObjectAccessSetting, EventChannelSettings, EventSubscriptionSetting } from './event-settings.js';
 import { NotificationSettings } from './notification-settings.js';
 import { VerificationSettings } from './verification-settings.js';
+import { PasswordPolicySettings } from './password-policy-settings.js';
 import { projectPath } from './project-path.js';
 import { RealtimeChannelSettings } from './realtime-settings.js';
 import { SocialLoginSettings, SsoSettings } from './social-settings.js';
@@ -541,6 +542,11 @@ export class ServiceSettings {
   @ValidateNested()
   @Type(() => VerificationSettings)
   verification: VerificationSettings;
+
+  // What a new password must be: length, strength, breaches (password-policy-settings.ts).
+  @ValidateNested()
+  @Type(() => PasswordPolicySettings)
+  passwordPolicy: PasswordPolicySettings;
 
   // The Pusher-compatible realtime channel (realtime-settings.ts); null: the feature is off.
   @IsOptional()
