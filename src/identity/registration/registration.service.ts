@@ -47,6 +47,7 @@ export class RegistrationService implements OnModuleInit {
     if (!this.config.settings.tenantRegisterIsPublic) throw new AppError('TenantRegisterNotPublic');
 
     const prepared = input.socialCode ? undefined : await this.users.prepare(input, origin, input.store);
+    await this.checkSocialPassword(input, input.store);
     const storeData = pickCustomData(input.store, this.config.settings.customStoreProperties);
     for (let attempt = 1; ; attempt++) {
       const ownerId = randomUUID();
@@ -92,6 +93,7 @@ export class RegistrationService implements OnModuleInit {
       void this.audit.record(createdEntry(target.id, user.id, 'registration'));
       return user;
     }
+    await this.checkSocialPassword(input, target);
     const user = await this.transactions.run(async (tx) => {
       const social = (await this.withSocialProfile(target.id, input, tx, origin, target))!;
       const created = await this.users.insert({ storeId: target.id, roles }, social.prepared, tx);
@@ -103,11 +105,16 @@ export class RegistrationService implements OnModuleInit {
     return user;
   }
 
+  // A password sent with a socialCode meets the policy, checked with the words the request sent,
+  // before the transaction (a breach lookup is a network call: never inside one).
+  private async checkSocialPassword(input: RegisterStoreUserInput, store: StoreNamed): Promise<void> {
+    if (input.socialCode && input.password !== undefined) await this.users.checkNewPassword(input.password, store, input);
+  }
+
   // A registration carrying a socialCode: the code is used up in the caller's transaction (a
   // refused registration keeps it), fields the person left out come from the provider, no
   // password is needed, and the email counts as verified only when the provider verified
-  // that same address. `store`: the store the user joins (a password sent is checked against
-  // the policy with its name).
+  // that same address. A password sent was checked before the transaction (checkSocialPassword).
   private async withSocialProfile(storeId: string, input: RegisterStoreUserInput, tx: Tx, origin: string, store: StoreNamed) {
     if (!input.socialCode) return undefined;
     const { socialCode, ...fields } = input;
@@ -122,7 +129,7 @@ export class RegistrationService implements OnModuleInit {
       // Unknown to anyone: the account signs in through its provider until a password reset.
       password: fields.password ?? randomBytes(32).toString('base64url'),
     };
-    const prepared = await this.users.prepare(merged, origin, store, { generatedPassword: fields.password === undefined });
+    const prepared = await this.users.prepare(merged, origin, store, { passwordChecked: true });
     const emailVerified = !!p.email && p.emailVerified && prepared.email === p.email;
     return { prepared: { ...prepared, ...(emailVerified && { emailVerified }) }, link: claimed.link };
   }

@@ -78,9 +78,9 @@ export class UserService implements OnModuleInit {
 
   // Checks a registration against the settings and normalizes it, before any write. `origin`:
   // the request's (RequestContext.origin), for a generated avatar's link. `store`: the store the
-  // user joins (its name is one of the password's guessable words); `generatedPassword`: the
-  // password is a random one nobody chose (the password policy does not apply).
-  async prepare(input: UserProfileInput, origin: string, store: StoreNamed, opts: { generatedPassword?: boolean } = {}): Promise<Omit<Partial<UserEntity>, 'storeId'>> {
+  // user joins (its name is one of the password's guessable words); `passwordChecked`: the
+  // caller checked the password against the policy already, or generated it (length rules only).
+  async prepare(input: UserProfileInput, origin: string, store: StoreNamed, opts: { passwordChecked?: boolean } = {}): Promise<Omit<Partial<UserEntity>, 'storeId'>> {
     const s = this.config.settings;
     checkIdentifiers(this.presence, { email: input.email, mobile: input.mobile });
     const mobile = input.mobile == null ? null : normalizeMobile(input.mobile, s.defaultMobileRegion);
@@ -96,7 +96,7 @@ export class UserService implements OnModuleInit {
       if (!input.fullname) throw new AppError('ValidationFailed', 'fullname is required');
     }
     const names = { fullname: this.view.namePair ? `${input.name} ${input.surname}` : input.fullname!, name: input.name ?? null, surname: input.surname ?? null };
-    const passwordHash = opts.generatedPassword
+    const passwordHash = opts.passwordChecked
       ? await this.passwords.hashUnchosen(input.password)
       : await this.passwords.hash(input.password, { email, mobile, ...names, storeName: store.name });
     return {
