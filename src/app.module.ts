@@ -27,6 +27,7 @@ import { MetricsModule } from './operations/metrics/metrics.module.js';
 import { NotificationModule } from './messaging/notification/notification.module.js';
 import { PasskeyModule } from './identity/passkey/passkey.module.js';
 import { PasswordlessModule } from './identity/passwordless/passwordless.module.js';
+import { PasswordPolicyModule } from './identity/password-policy/password-policy.module.js';
 import { RateLimitModule } from './kernel/rate-limit/rate-limit.module.js';
 import { RealtimeModule } from './messaging/realtime/realtime.module.js';
 import { RedisModule } from './platform/redis/redis.module.js';
@@ -67,6 +68,7 @@ export class AppModule implements OnModuleInit {
         AvatarModule,
         StoreModule,
         RegistrationModule,
+        PasswordPolicyModule,
         AuthModule,
         PasskeyModule,
         SocialModule,

@@ -8,6 +8,7 @@ import { MFA_ERRORS } from './identity/mfa/mfa.errors.js';
 import { M2M_ERRORS } from './identity/m2m/m2m.errors.js';
 import { PASSKEY_ERRORS } from './identity/passkey/passkey.errors.js';
 import { PASSWORDLESS_ERRORS } from './identity/passwordless/passwordless.errors.js';
+import { PASSWORD_POLICY_ERRORS } from './identity/password-policy/password-policy.errors.js';
 import { REGISTRATION_ERRORS } from './identity/registration/registration.errors.js';
 import { REMOTE_SESSION_ERRORS } from './identity/remote-session/remote-session.errors.js';
 import { SESSION_ERRORS } from './identity/session/session.errors.js';
@@ -29,6 +30,7 @@ registerErrors(
   TENANCY_ERRORS,
   REGISTRATION_ERRORS,
   USER_ERRORS,
+  PASSWORD_POLICY_ERRORS,
   AUTH_ERRORS,
   TOKEN_ERRORS,
   SESSION_ERRORS,

@@ -47,6 +47,8 @@ const ROUTES = [
   { method: 'POST', path: '/auth-api/passkeys/login/verify', policy: 'public' },
   { method: 'POST', path: '/auth-api/passkeys/register/options', policy: 'authenticated(user) permission=none mfaEnrollment' },
   { method: 'POST', path: '/auth-api/passkeys/register/verify', policy: 'authenticated(user) permission=none mfaEnrollment' },
+  // the rules a new password must meet, for a sign-up or password form
+  { method: 'GET', path: '/auth-api/password-policy', policy: 'public' },
   // passwordless sign-in: the code or link sent to the address is the credential
   { method: 'POST', path: '/auth-api/passwordless/complete', policy: 'public' },
   { method: 'POST', path: '/auth-api/passwordless/start', policy: 'public' },
@@ -152,6 +154,7 @@ const PUBLIC_PATHS = [
   'POST /auth-api/passkeys/login/verify',
   'POST /auth-api/passwordless/start',
   'POST /auth-api/passwordless/complete',
+  'GET /auth-api/password-policy',
   'GET /auth-api/publickey',
   'POST /auth-api/realtime/webhook',
   'GET /auth-api/v1/briefstores',

@@ -109,8 +109,9 @@ export class AppError extends Error {
     // A message code more precise than the catalogue's, where the spec names one per route
     // (`errMsg_getUsersRequiresEmail2FA`); still a code, never a sentence.
     readonly messageCode?: `errMsg_${string}`,
-    // Extra body fields the client can act on (e.g. `providerStatus` of a failed upstream call).
-    readonly fields: Record<string, string | number | boolean> = {},
+    // Extra body fields the client can act on (e.g. `providerStatus` of a failed upstream call,
+    // a refused password's `feedback`): plain JSON values.
+    readonly fields: Record<string, unknown> = {},
   ) {
     const definition = errorDefinition(errCode);
     super(detail ?? messageCode ?? definition.message);

@@ -45,6 +45,7 @@ export class LoginResponse extends SessionResponse {
   @ApiPropertyOptional({ description: 'A token for the avatar bucket.' }) userBucketToken?: string;
   @ApiPropertyOptional({ description: 'With `accessTokenMinutes` set: the opaque token that gets the next pair at `POST /auth-api/refresh` (single use).' }) refreshToken?: string;
   @ApiPropertyOptional({ format: 'date-time', description: 'With `accessTokenMinutes` set: when the access token expires.' }) accessTokenExpiresAt?: string;
+  @ApiPropertyOptional({ enum: [true], description: 'Present on a password login whose password is shorter or weaker than the password policy now asks (`GET /auth-api/password-policy`): the client may suggest a change.' }) passwordChangeRecommended?: true;
 }
 
 export class RefreshInput {

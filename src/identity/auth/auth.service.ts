@@ -18,6 +18,8 @@ import type { LoginInput } from './auth.dto.js';
 export interface LoginResult {
   session: SessionData;
   tokens: LoginTokens;
+  // A password login whose password a new one could not be today (settings passwordPolicy).
+  passwordChangeRecommended?: boolean;
 }
 
 @Injectable()
@@ -108,6 +110,8 @@ export class AuthService {
     }
     const result = await this.startSession(user!, meta, pending!);
     this.recordLogin(store, user!, result, 'password', context);
+    // Only now, after the password matched: the strength check is CPU on the event loop.
+    if (this.users.passwordChangeRecommended(input.password, store, user!)) result.passwordChangeRecommended = true;
     return result;
   }
 
@@ -170,7 +174,8 @@ export class AuthService {
   // The login's answer: the spec's session object with its tokens, and with refresh tokens on
   // the refresh token and when the access token expires.
   toResponse(result: LoginResult) {
-    return this.tokens.answer(result.session, result.tokens);
+    const answer = this.tokens.answer(result.session, result.tokens);
+    return result.passwordChangeRecommended ? { ...answer, passwordChangeRecommended: true } : answer;
   }
 
   // Verification the settings require (403), and the second factors the session must complete.

@@ -9,6 +9,7 @@ import { levelRoles } from '../../kernel/roles.js';
 import { ROOT_CODENAME, type Tenant } from '../../kernel/tenant.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
+import { Transactions } from '../../platform/database/transactions.js';
 import { EvenTiming } from '../../platform/clock/even-timing.js';
 import type { PasswordlessChannel, PasswordlessLoginSettings } from '../../platform/config/passwordless-settings.js';
 import { NotificationService } from '../../messaging/notification/notification.service.js';
@@ -54,6 +55,7 @@ export class PasswordlessService implements OnModuleInit {
     private readonly audit: AuditLog,
     private readonly config: AppConfig,
     private readonly checks: BootChecks,
+    private readonly transactions: Transactions,
   ) {}
 
   // Shipped templates, then the settings the feature depends on: one that cannot work stops the
@@ -166,32 +168,40 @@ export class PasswordlessService implements OnModuleInit {
     const roles = [levelRoles(this.config.settings.tenancy, store.codename === ROOT_CODENAME).user];
     const name = address.identifier === 'email' ? address.subject.split('@')[0] : address.subject;
     const namePair = this.users.view.namePair;
+    // Nobody chose this password: an account signed up without one sets it by a reset.
+    const passwordHash = await this.passwords.hashUnchosen(randomBytes(32).toString('base64url'));
     let user: UserEntity;
     try {
-      user = await this.users.insert(
-        { storeId: store.id, roles },
-        {
-          email: address.identifier === 'email' ? address.subject : null,
-          mobile: address.identifier === 'mobile' ? address.subject : null,
-          fullname: name,
-          name: namePair ? name : null,
-          surname: null,
-          passwordHash: await this.passwords.hash(randomBytes(32).toString('base64url')),
-          avatar: this.users.generatedAvatar(origin),
-          customData: {},
-          ...(address.identifier === 'email' ? { emailVerified: true } : { mobileVerified: true }),
-        },
-      );
+      // The user and its entry in one transaction.
+      user = await this.transactions.run(async (tx) => {
+        const created = await this.users.insert(
+          { storeId: store.id, roles },
+          {
+            email: address.identifier === 'email' ? address.subject : null,
+            mobile: address.identifier === 'mobile' ? address.subject : null,
+            fullname: name,
+            name: namePair ? name : null,
+            surname: null,
+            passwordHash,
+            avatar: this.users.generatedAvatar(origin),
+            customData: {},
+            ...(address.identifier === 'email' ? { emailVerified: true } : { mobileVerified: true }),
+          },
+          tx,
+        );
+        await this.audit.record(
+          { storeId: store.id, action: 'user.created', outcome: 'success', actor: { type: 'anonymous', id: null }, target: { type: 'user', id: created.id }, details: { via: 'passwordless' } },
+          context,
+          tx,
+        );
+        return created;
+      });
     } catch (error) {
       // The same address signing up twice at once: the other one won.
       const existing = await this.users.findByIdentifier(store.id, address.identifier, address.subject);
       if (!existing) throw error;
       return existing;
     }
-    void this.audit.record(
-      { storeId: store.id, action: 'user.created', outcome: 'success', actor: { type: 'anonymous', id: null }, target: { type: 'user', id: user.id }, details: { via: 'passwordless' } },
-      context,
-    );
     this.events.emit('user.created', { userId: user.id, storeId: store.id });
     return user;
   }

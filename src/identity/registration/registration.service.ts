@@ -13,7 +13,7 @@ import { ROOT_CODENAME, type Tenant } from '../../kernel/tenant.js';
 import { StoreService } from '../store/store.service.js';
 import { levelRoles, TENANT_ROLES } from '../../kernel/roles.js';
 import type { UserProfileInput, UserEntity } from '../user/index.js';
-import { UserService } from '../user/user.service.js';
+import { UserService, type StoreNamed } from '../user/user.service.js';
 import type { RegisterStoreOwnerInput, RegisterStoreUserInput } from './registration.dto.js';
 
 const SYSTEM_STORE_FIELDS: ReadonlySet<string> = new Set([
@@ -46,13 +46,14 @@ export class RegistrationService implements OnModuleInit {
     if (target.codename !== ROOT_CODENAME) throw new AppError('RootLevelOnly', 'store owners register at the root level');
     if (!this.config.settings.tenantRegisterIsPublic) throw new AppError('TenantRegisterNotPublic');
 
-    const prepared = input.socialCode ? undefined : await this.users.prepare(input, origin);
+    const prepared = input.socialCode ? undefined : await this.users.prepare(input, origin, input.store);
+    await this.checkSocialPassword(input, input.store);
     const storeData = pickCustomData(input.store, this.config.settings.customStoreProperties);
     for (let attempt = 1; ; attempt++) {
       const ownerId = randomUUID();
       try {
         const result = await this.transactions.run(async (tx) => {
-          const social = await this.withSocialProfile(target.id, input, tx, origin);
+          const social = await this.withSocialProfile(target.id, input, tx, origin, input.store);
           const store = await this.stores.create(input.store, storeData, ownerId, tx, origin);
           const user = await this.users.insert({ id: ownerId, storeId: store.id, roles: [TENANT_ROLES.tenantOwner] }, social?.prepared ?? prepared!, tx);
           await social?.link(store.id, user.id, tx);
@@ -88,12 +89,13 @@ export class RegistrationService implements OnModuleInit {
     if (!target.isActive) throw new AppError('StoreInactive', `store "${target.codename}" is not active`);
     const roles = [levelRoles(this.config.settings.tenancy, target.codename === ROOT_CODENAME).user];
     if (!input.socialCode) {
-      const user = await this.users.create({ storeId: target.id, roles }, input, origin);
+      const user = await this.users.create({ storeId: target.id, roles }, input, origin, target);
       void this.audit.record(createdEntry(target.id, user.id, 'registration'));
       return user;
     }
+    await this.checkSocialPassword(input, target);
     const user = await this.transactions.run(async (tx) => {
-      const social = (await this.withSocialProfile(target.id, input, tx, origin))!;
+      const social = (await this.withSocialProfile(target.id, input, tx, origin, target))!;
       const created = await this.users.insert({ storeId: target.id, roles }, social.prepared, tx);
       await social.link(target.id, created.id, tx);
       await this.audit.record(createdEntry(target.id, created.id, 'registration'), {}, tx);
@@ -103,11 +105,17 @@ export class RegistrationService implements OnModuleInit {
     return user;
   }
 
+  // A password sent with a socialCode meets the policy, checked with the words the request sent,
+  // before the transaction (a breach lookup is a network call: never inside one).
+  private async checkSocialPassword(input: RegisterStoreUserInput, store: StoreNamed): Promise<void> {
+    if (input.socialCode && input.password !== undefined) await this.users.checkNewPassword(input.password, store, input);
+  }
+
   // A registration carrying a socialCode: the code is used up in the caller's transaction (a
   // refused registration keeps it), fields the person left out come from the provider, no
   // password is needed, and the email counts as verified only when the provider verified
-  // that same address.
-  private async withSocialProfile(storeId: string, input: RegisterStoreUserInput, tx: Tx, origin: string) {
+  // that same address. A password sent was checked before the transaction (checkSocialPassword).
+  private async withSocialProfile(storeId: string, input: RegisterStoreUserInput, tx: Tx, origin: string, store: StoreNamed) {
     if (!input.socialCode) return undefined;
     const { socialCode, ...fields } = input;
     const claimed = await this.social.claim(storeId, socialCode, tx);
@@ -121,7 +129,7 @@ export class RegistrationService implements OnModuleInit {
       // Unknown to anyone: the account signs in through its provider until a password reset.
       password: fields.password ?? randomBytes(32).toString('base64url'),
     };
-    const prepared = await this.users.prepare(merged, origin);
+    const prepared = await this.users.prepare(merged, origin, store, { passwordChecked: true });
     const emailVerified = !!p.email && p.emailVerified && prepared.email === p.email;
     return { prepared: { ...prepared, ...(emailVerified && { emailVerified }) }, link: claimed.link };
   }

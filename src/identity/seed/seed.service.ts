@@ -64,7 +64,7 @@ export class SeedService implements OnModuleInit, OnApplicationBootstrap {
         (await this.stores.insertSeeded({ codename: ROOT_CODENAME, name: 'Root', fullname: 'SaaS level' }, null, tx));
       let admin = await this.users.findByRole(root.id, SAAS_ROLES.superAdmin, tx);
       if (!admin) {
-        const fields = { ...identity, ...this.names(), passwordHash: await this.passwords.hash(password), customData: this.superAdminData() };
+        const fields = { ...identity, ...this.names(), passwordHash: await this.passwords.hashUnchosen(password), customData: this.superAdminData() };
         admin = await this.users.insert({ storeId: root.id, roles: [SAAS_ROLES.superAdmin] }, this.withAvatar(fields), tx);
         this.logger.info({ userId: admin.id }, 'super administrator created');
       }

@@ -16,7 +16,7 @@ import { hasAdminRole, levelRoles, mayManage, outranks, SAAS_ROLES } from '../..
 import type { SessionEntity } from '../session/index.js';
 import { SYSTEM_USER_FIELDS, type UserEntity } from '../user/index.js';
 import { PasswordHasher } from '../user/password.js';
-import { UserService } from '../user/user.service.js';
+import { UserService, type NewPassword } from '../user/user.service.js';
 import { UpdateUserInput, type CreateUserInput } from './user-admin.dto.js';
 
 const SAAS_MANAGERS: readonly string[] = [SAAS_ROLES.superAdmin, SAAS_ROLES.saasAdmin];
@@ -59,7 +59,7 @@ export class UserAdminService implements OnModuleInit {
     const { roleId: _roleId, ...profile } = input;
     // An administrator's creation, or a public registration (nobody logged in, or a plain user).
     const by = actor ? auditActor(actor) : { type: 'anonymous' as const, id: null };
-    return this.users.create({ storeId: store.id, roles, ownerId: actor?.userId }, profile, origin, (user, tx) =>
+    return this.users.create({ storeId: store.id, roles, ownerId: actor?.userId }, profile, origin, store, (user, tx) =>
       this.audit.record({ storeId: store.id, action: 'user.created', outcome: 'success', actor: by, target: { type: 'user', id: user.id }, details: { via: admin ? 'admin' : 'registration', roles } }, context, tx),
     );
   }
@@ -85,7 +85,7 @@ export class UserAdminService implements OnModuleInit {
     if ((input.roleId !== undefined || input.isActive !== undefined) && !(admin && !self)) {
       throw new AppError('RoleNotAssignable', 'roles and flags are changed by an administrator, not on your own profile');
     }
-    const changes: Partial<UserEntity> & { password?: string } = { ...this.nameChanges(input, user), customData: { ...user.customData, ...pickCustomData(input, this.config.settings.customUserProperties) } };
+    const changes: Partial<UserEntity> & { password?: NewPassword } = { ...this.nameChanges(input, user), customData: { ...user.customData, ...pickCustomData(input, this.config.settings.customUserProperties) } };
     if (input.avatar !== undefined) changes.avatar = input.avatar ?? this.users.generatedAvatar(origin);
     if (input.language !== undefined) changes.language = input.language;
     if (input.roleId !== undefined) changes.roles = this.checkRoles(actor, store, input.roleId);
@@ -96,7 +96,7 @@ export class UserAdminService implements OnModuleInit {
       if (self && !(input.currentPassword && (await this.passwords.verify(input.currentPassword, user.passwordHash)))) {
         throw new AppError('WrongCurrentPassword', 'currentPassword is missing or wrong');
       }
-      changes.password = input.password;
+      changes.password = { value: input.password, user, store };
     }
     const by = auditActor(actor);
     // The names of the fields sent, never their values; one's own new password is its own entry.

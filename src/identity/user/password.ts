@@ -2,17 +2,17 @@ import { Injectable } from '@nestjs/common';
 import bcrypt from 'bcrypt';
 import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
+import { lengthViolation, PASSWORD_MAX_BYTES, PasswordPolicyService, type PasswordSubject } from '../password-policy/index.js';
 
+// The least any stored password has, whatever `passwordPolicy.minLength` says today: a password
+// shorter than this can match no stored hash.
 export const PASSWORD_MIN_CHARS = 8;
-// bcrypt reads at most 72 bytes; longer input is refused rather than silently truncated.
-export const PASSWORD_MAX_BYTES = 72;
+export { PASSWORD_MAX_BYTES };
 
-// The one password policy. Registration, change, reset and the seed set passwords through
-// PasswordHasher.hash; login and current-password checks go through PasswordHasher.verify.
+// The length rules every stored password meets (8 characters to 72 bytes). New passwords people
+// choose meet the whole policy too (PasswordHasher.hash); login checks only these.
 export function passwordPolicyViolation(password: string): string | undefined {
-  if ([...password].length < PASSWORD_MIN_CHARS) return `password must be at least ${PASSWORD_MIN_CHARS} characters`;
-  if (Buffer.byteLength(password, 'utf8') > PASSWORD_MAX_BYTES) return `password must be at most ${PASSWORD_MAX_BYTES} bytes`;
-  return undefined;
+  return lengthViolation(password, PASSWORD_MIN_CHARS);
 }
 
 export function checkPasswordPolicy(password: string): void {
@@ -24,12 +24,35 @@ export function checkPasswordPolicy(password: string): void {
 export class PasswordHasher {
   private pending = 0;
 
-  constructor(private readonly config: AppConfig) {}
+  constructor(
+    private readonly config: AppConfig,
+    private readonly policy: PasswordPolicyService,
+  ) {}
 
-  // For setting a password (registration, change, reset): the policy, then the hash.
-  async hash(password: string): Promise<string> {
+  // A password a person chose (registration, user creation, change, reset): the whole policy
+  // (settings `passwordPolicy`: length, strength against the subject's own words, breaches),
+  // then the hash.
+  async hash(password: string, subject: PasswordSubject): Promise<string> {
+    await this.policy.check(password, subject);
+    return this.bounded(() => bcrypt.hash(password, this.config.env.BCRYPT_COST));
+  }
+
+  // A password nobody chose at a form: the operator's (the seed checks it at boot) or a random
+  // one (an account created by a social provider). The length rules only.
+  async hashUnchosen(password: string): Promise<string> {
     checkPasswordPolicy(password);
     return this.bounded(() => bcrypt.hash(password, this.config.env.BCRYPT_COST));
+  }
+
+  // The whole policy without the hash: a caller that must refuse before doing anything else.
+  check(password: string, subject: PasswordSubject): Promise<void> {
+    return this.policy.check(password, subject);
+  }
+
+  // Whether a password accepted at login would be refused as a new one (length or strength; the
+  // breach service is never asked at login).
+  recommendsChange(password: string, subject: PasswordSubject): boolean {
+    return this.policy.recommendsChange(password, subject);
   }
 
   // A password outside the policy can match no stored hash: false without running bcrypt, so a

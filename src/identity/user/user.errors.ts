@@ -7,7 +7,7 @@ export const USER_ERRORS = defineErrors('src/identity/user/user.errors.ts', {
   IdentifierRequired: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_IdentifierRequired', description: 'an identifier the settings require is missing' },
   IdentifierNotAccepted: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_IdentifierNotAccepted', description: 'an identifier the settings do not store was sent' },
   InvalidMobile: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_InvalidMobile', description: 'not a mobile number' },
-  WeakPassword: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_WeakPassword', description: 'the password is outside the policy (8 characters to 72 bytes)' },
+  WeakPassword: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_WeakPassword', description: 'the password is shorter than `passwordPolicy.minLength` (8 by default) or longer than 72 bytes' },
 });
 
 declare module '../../kernel/errors.js' {

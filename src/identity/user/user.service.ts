@@ -27,6 +27,28 @@ export interface NewUser {
   ownerId?: string;
 }
 
+// The store a user is in or joins, as the password policy needs it (a Tenant fits).
+export interface StoreNamed {
+  name: string;
+}
+
+// A user's words a password must not lean on.
+export type PasswordWords = Partial<Pick<UserEntity, 'email' | 'mobile' | 'fullname' | 'name' | 'surname'>>;
+
+// A new password for `user` in `store` (the user's email and names, with the store's name,
+// count as guessable words).
+export interface NewPassword {
+  value: string;
+  user: PasswordWords;
+  store: StoreNamed;
+}
+
+function passwordWords(user: PasswordWords): PasswordWords {
+  const words: PasswordWords = {};
+  for (const key of ['email', 'mobile', 'fullname', 'name', 'surname'] as const) if (user[key] !== undefined) words[key] = user[key];
+  return words;
+}
+
 const UNIQUE_VIOLATION = '23505';
 
 @Injectable()
@@ -59,8 +81,10 @@ export class UserService implements OnModuleInit {
   }
 
   // Checks a registration against the settings and normalizes it, before any write. `origin`:
-  // the request's (RequestContext.origin), for a generated avatar's link.
-  async prepare(input: UserProfileInput, origin: string): Promise<Omit<Partial<UserEntity>, 'storeId'>> {
+  // the request's (RequestContext.origin), for a generated avatar's link. `store`: the store the
+  // user joins (its name is one of the password's guessable words); `passwordChecked`: the
+  // caller checked the password against the policy already, or generated it (length rules only).
+  async prepare(input: UserProfileInput, origin: string, store: StoreNamed, opts: { passwordChecked?: boolean } = {}): Promise<Omit<Partial<UserEntity>, 'storeId'>> {
     const s = this.config.settings;
     checkIdentifiers(this.presence, { email: input.email, mobile: input.mobile });
     const mobile = input.mobile == null ? null : normalizeMobile(input.mobile, s.defaultMobileRegion);
@@ -75,13 +99,15 @@ export class UserService implements OnModuleInit {
       }
       if (!input.fullname) throw new AppError('ValidationFailed', 'fullname is required');
     }
+    const names = { fullname: this.view.namePair ? `${input.name} ${input.surname}` : input.fullname!, name: input.name ?? null, surname: input.surname ?? null };
+    const passwordHash = opts.passwordChecked
+      ? await this.passwords.hashUnchosen(input.password)
+      : await this.passwords.hash(input.password, { email, mobile, ...names, storeName: store.name });
     return {
       email,
       mobile,
-      fullname: this.view.namePair ? `${input.name} ${input.surname}` : input.fullname!,
-      name: input.name ?? null,
-      surname: input.surname ?? null,
-      passwordHash: await this.passwords.hash(input.password),
+      ...names,
+      passwordHash,
       avatar: input.avatar ?? this.generatedAvatar(origin),
       customData: pickCustomData(input, s.customUserProperties),
     };
@@ -102,8 +128,8 @@ export class UserService implements OnModuleInit {
   }
 
   // `inTx`: what must be written with the change, in its transaction (its audit entries).
-  async create(target: NewUser, input: UserProfileInput, origin: string, inTx?: WithChange): Promise<UserEntity> {
-    const prepared = await this.prepare(input, origin);
+  async create(target: NewUser, input: UserProfileInput, origin: string, store: StoreNamed, inTx?: WithChange): Promise<UserEntity> {
+    const prepared = await this.prepare(input, origin, store);
     const user = (await this.withChange((tx) => this.insert(target, prepared, tx), inTx))!;
     this.events.emit('user.created', { userId: user.id, storeId: user.storeId });
     return user;
@@ -137,12 +163,24 @@ export class UserService implements OnModuleInit {
     return this.users.list(storeId, page);
   }
 
-  // Applies checked changes; the password, when given, is checked against the policy and hashed.
-  // The hash is made before the transaction opens: it holds no connection while bcrypt works.
-  async update(storeId: string, id: string, changes: Partial<UserEntity> & { password?: string }, inTx?: WithChange): Promise<UserEntity | null> {
+  // Applies checked changes; the password, when given, is checked against the policy (with the
+  // user's words as they will be after the change) and hashed. The hash is made before the
+  // transaction opens: it holds no connection while bcrypt works.
+  async update(storeId: string, id: string, changes: Partial<UserEntity> & { password?: NewPassword }, inTx?: WithChange): Promise<UserEntity | null> {
     const { password, ...rest } = changes;
-    if (password !== undefined) rest.passwordHash = await this.passwords.hash(password);
+    if (password !== undefined) rest.passwordHash = await this.passwords.hash(password.value, { ...passwordWords(password.user), ...passwordWords(rest), storeName: password.store.name });
     return this.withChange((tx) => this.users.update(storeId, id, rest, tx), inTx);
+  }
+
+  // The policy's check of a new password for this user, without setting it (a reset checks it
+  // before spending its code). `user` undefined: only what the caller already knows counts.
+  checkNewPassword(password: string, store: StoreNamed, user: PasswordWords | undefined): Promise<void> {
+    return this.passwords.check(password, { ...(user && passwordWords(user)), storeName: store.name });
+  }
+
+  // Whether a password just accepted at login misses today's length or strength rules.
+  passwordChangeRecommended(password: string, store: StoreNamed, user: UserEntity): boolean {
+    return this.passwords.recommendsChange(password, { ...passwordWords(user), storeName: store.name });
   }
 
   async delete(storeId: string, id: string, inTx?: WithChange): Promise<boolean> {

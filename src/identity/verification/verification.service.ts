@@ -13,7 +13,6 @@ import type { SessionData } from '../../kernel/principal.js';
 import type { RequestContext } from '../../kernel/request-context.js';
 import { AuditLog, auditContextOf, type AuditInput } from '../../kernel/audit.js';
 import type { Tx } from '../../platform/database/transactions.js';
-import { checkPasswordPolicy } from '../user/password.js';
 import type { UserEntity } from '../user/index.js';
 import { UserService } from '../user/user.service.js';
 import { FLOWS, MAX_ATTEMPTS, type FlowSpec } from './flows.js';
@@ -135,10 +134,14 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
   async complete(ctx: RequestContext, flowName: string, input: CompleteVerificationInput, acceptLanguage?: string): Promise<CompleteAnswer | SessionData> {
     const { flow, spec, setting } = this.flow(flowName);
     const storeId = ctx.store!.id;
-    // Before the code is spent: a refused password leaves the code usable.
+    // Before the code is spent: a refused password leaves the code usable. Only the words the
+    // caller sent count here (the identifier of a code, none for a link): the account's own
+    // names must not be probed by someone without the code. The whole check, with them, runs
+    // when the password is set.
     if (spec.kind === 'reset') {
       if (input.password === undefined) throw new AppError('ValidationFailed', 'password is required');
-      checkPasswordPolicy(input.password);
+      const known = setting.verificationType === 'byLink' ? undefined : { [spec.identifier]: this.subject(spec, input) };
+      await this.users.checkNewPassword(input.password, ctx.store!, known);
     }
     const session = spec.kind === 'secondFactor' ? this.pendingSession(ctx, flow) : undefined;
     const byLink = setting.verificationType === 'byLink';
@@ -179,7 +182,7 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
     };
     if (spec.kind === 'reset') {
       // Receiving the code proved the identifier too.
-      await this.users.update(storeId, user.id, { ...verified, password: input.password }, recorded);
+      await this.users.update(storeId, user.id, { ...verified, password: { value: input.password!, user, store: ctx.store! } }, recorded);
       await this.sessions.end(storeId, { userId: user.id });
       if (this.notifications.hasChannel(spec.channel)) {
         await this.notifications.send({ storeId, channel: spec.channel, template: PASSWORD_CHANGED_TEMPLATE, userId: user.id, acceptLanguage: acceptLanguage });

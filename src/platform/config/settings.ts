@@ -26,6 +26,7 @@ import { DataObjectAccessSetting, EventChannelSettings, EventSubscriptionSetting
 import { NotificationSettings } from './notification-settings.js';
 import { PasswordlessLoginSettings } from './passwordless-settings.js';
 import { VerificationSettings } from './verification-settings.js';
+import { PasswordPolicySettings } from './password-policy-settings.js';
 import { projectPath } from './project-path.js';
 import { RealtimeChannelSettings } from './realtime-settings.js';
 import { SocialLoginSettings, SsoSettings } from './social-settings.js';
@@ -558,6 +559,10 @@ export class ServiceSettings {
   @ValidateNested()
   @Type(() => PasswordlessLoginSettings)
   passwordlessLogin: PasswordlessLoginSettings;
+  // What a new password must be: length, strength, breaches (password-policy-settings.ts).
+  @ValidateNested()
+  @Type(() => PasswordPolicySettings)
+  passwordPolicy: PasswordPolicySettings;
 
   // The Pusher-compatible realtime channel (realtime-settings.ts); null: the feature is off.
   @IsOptional()
