@@ -151,6 +151,13 @@ describe('bad input on the public routes', () => {
       expect(await usersWithEmail(body.email as string)).toBe(0);
     });
 
+    it('a password that is not a string beside a socialCode → 400 ValidationFailed, not a 500', async () => {
+      const body = ownerBody({ socialCode: 'not-a-real-code', password: { email: [] } });
+      const res = await t.http.post(OWNER).send(body);
+      expectError(res, 400, 'ValidationFailed');
+      expect(res.body.detail).toMatch(/password must be a string/);
+    });
+
     it('an unknown nested store field → 400 UnknownField naming its path', async () => {
       const body = ownerBody({ store: { name: unique('Store '), color: 'red' } });
       const res = await t.http.post(OWNER).send(body);

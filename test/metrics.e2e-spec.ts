@@ -59,16 +59,25 @@ describe('GET /metrics (development default: open)', () => {
     expect(delivered).toBeGreaterThanOrEqual(1);
   });
 
-  it('sends security headers on every answer, HSTS excepted (HTTPS only)', async () => {
-    for (const res of [await t.http.get('/auth-api/v1/briefstores'), await t.http.get('/auth-api/v1/nothing'), await t.http.post('/auth-api/login').send({})]) {
+  it('sends security headers on every answer, HSTS excepted (HTTPS only): the short set on JSON answers, the document set on documents', async () => {
+    for (const res of [await t.http.get('/auth-api/v1/briefstores'), await t.http.get('/auth-api/v1/nothing'), await t.http.post('/auth-api/login').send({}), await t.http.get('/health/live')]) {
       expect(res.headers['x-content-type-options']).toBe('nosniff');
-      expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
-      expect(res.headers['content-security-policy']).toContain("default-src 'self'");
-      expect(res.headers['content-security-policy']).not.toContain('upgrade-insecure-requests');
+      expect(res.headers['x-frame-options']).toBe('DENY');
+      expect(res.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
       expect(res.headers['cross-origin-resource-policy']).toBe('same-origin');
       expect(res.headers['referrer-policy']).toBe('no-referrer');
       expect(res.headers['strict-transport-security']).toBeUndefined();
+      // document-only headers stay off JSON answers
+      expect(res.headers['cross-origin-opener-policy']).toBeUndefined();
+      expect(res.headers['x-dns-prefetch-control']).toBeUndefined();
     }
+    const page = await t.http.get('/docs/').expect(200);
+    expect(page.headers['x-content-type-options']).toBe('nosniff');
+    expect(page.headers['x-frame-options']).toBe('SAMEORIGIN');
+    expect(page.headers['content-security-policy']).toContain("default-src 'self'");
+    expect(page.headers['content-security-policy']).not.toContain('upgrade-insecure-requests');
+    expect(page.headers['cross-origin-opener-policy']).toBe('same-origin');
+    expect(page.headers['strict-transport-security']).toBeUndefined();
   });
 
   it('lets other origins embed avatars', async () => {

@@ -22,9 +22,12 @@ export type RequestEndHook = (req: ContextRequest, res: Response) => void;
 export class OpenRequests {
   private readonly open = new Set<Response>();
 
-  track(res: Response): void {
+  add(res: Response): void {
     this.open.add(res);
-    res.once('close', () => this.open.delete(res));
+  }
+
+  delete(res: Response): void {
+    this.open.delete(res);
   }
 
   // Once no request is being answered, or after `timeoutMs`. Event streams do not count: they
@@ -42,7 +45,7 @@ export class OpenRequests {
 // `req.secure` follows TRUST_PROXY: behind a proxy, X-Forwarded-Proto decides.
 export function requestContext(onEnd: readonly RequestEndHook[], open?: OpenRequests): (req: Request, res: Response, next: NextFunction) => void {
   return (req, res, next) => {
-    open?.track(res);
+    open?.add(res);
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     const protocol = req.protocol;
@@ -52,6 +55,7 @@ export function requestContext(onEnd: readonly RequestEndHook[], open?: OpenRequ
     res.setHeader('Cache-Control', 'no-store');
     if (protocol === 'https') res.setHeader('Strict-Transport-Security', HSTS);
     res.once('close', () => {
+      open?.delete(res);
       for (const hook of onEnd) hook(req as ContextRequest, res);
     });
     next();

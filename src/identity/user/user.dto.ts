@@ -25,7 +25,8 @@ export class UserProfileInput {
   mobile?: string;
 
   @ApiPropertyOptional({ minLength: 8, description: '8 characters to 72 bytes; not needed with a `socialCode`.' })
-  @ValidateIf((o: { socialCode?: unknown }) => o.socialCode === undefined)
+  // Required without a socialCode; a string whenever it is sent.
+  @ValidateIf((o: { socialCode?: unknown; password?: unknown }) => o.socialCode === undefined || o.password !== undefined)
   @IsString()
   password: string;
 
