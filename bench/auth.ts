@@ -84,7 +84,7 @@ function startService(): Promise<{ port: number; pid: number; bootMs: number }> 
 }
 
 function runHarness(args: string[]): Promise<number> {
-  const child = spawn(process.execPath, ['--import', path.join(HERE, 'resolve-from-project.js'), HARNESS, ...args], { stdio: 'inherit', env: process.env });
+  const child = spawn(process.execPath, ['--import', path.join(HERE, 'resolve-from-project.js'), HARNESS, ...args], { stdio: 'inherit', env: { NEST_FROM: ROOT, ...process.env } });
   children.push(child);
   return new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
 }
@@ -137,7 +137,8 @@ async function main(): Promise<void> {
   process.env.WARMUP ??= '4';
   const harness = async (scenario: string, file: string) => {
     const code = await runHarness([
-      '--targets', 'floor,sut',
+      // nest-floor: the framework's own cost (NestJS + Express, one guard), from this checkout's packages.
+      '--targets', scenario === 'auth' ? 'floor,nest-floor,sut' : 'floor,sut',
       '--scenarios', scenario,
       '--sut-url', `http://127.0.0.1:${port}`,
       '--sut-pid', String(pid),
@@ -150,9 +151,12 @@ async function main(): Promise<void> {
   const scenarios = (process.env.SCENARIOS ?? 'auth,login,refresh').split(',');
   if (scenarios.includes('refresh')) await refreshScenario(port, pid, out.replace(/\.json$/, '-refresh-floor.json'));
   let jwtToFloor: number | undefined;
+  let jwtToNest: number | undefined;
   if (scenarios.includes('auth')) {
     await harness('auth', out);
-    jwtToFloor = JSON.parse(fs.readFileSync(out, 'utf8')).ratios?.auth?.['sut/floor'];
+    const ratios = JSON.parse(fs.readFileSync(out, 'utf8')).ratios?.auth;
+    jwtToFloor = ratios?.['sut/floor'];
+    jwtToNest = ratios?.['sut/nest-floor'];
   }
   // Login alone, so that the event loop's delay is the login storm's.
   if (scenarios.includes('login')) {
@@ -187,6 +191,7 @@ async function main(): Promise<void> {
     `\n${ROUTE}, service only, ${CONNECTIONS} connections, ${ROUNDS} x ${seconds} s interleaved (${mode}):\n` +
       `  Bearer JWT: ${line('jwt')}\n  API key:    ${line('key')}\n` +
       `  key/JWT ${keyToJwt.toFixed(2)}; key/floor ≈ ${jwtToFloor === undefined ? '?' : (jwtToFloor * keyToJwt).toFixed(2)} (JWT sut/floor ${jwtToFloor?.toFixed(2) ?? '?'} from the harness)\n` +
+      `  JWT sut/nest-floor ${jwtToNest?.toFixed(2) ?? '?'}; key/nest-floor ≈ ${jwtToNest === undefined ? '?' : (jwtToNest * keyToJwt).toFixed(2)}\n` +
       `raw results: ${path.relative(ROOT, out)}\n`,
   );
   stopChildren();

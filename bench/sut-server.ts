@@ -30,6 +30,8 @@ const running = await createApp({
     // Short access tokens with refresh tokens, as a deployment that turns them on (the refresh
     // scenario needs them; the other routes must not pay for them).
     accessTokenMinutes: 15,
+    // An MFA policy in force (checked on every request), for a role the bench's users do not hold.
+    mfaRequiredForRoles: ['saasAdmin'],
     rateLimits: {
       registration: { points: 1_000_000, durationSeconds: 1 },
       loginPerIp: { points: 1_000_000, durationSeconds: 1 },
