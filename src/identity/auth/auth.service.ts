@@ -111,7 +111,7 @@ export class AuthService {
     const result = await this.startSession(user!, meta, pending!);
     this.recordLogin(store, user!, result, 'password', context);
     // Only now, after the password matched: the strength check is CPU on the event loop.
-    if (this.users.passwordChangeRecommended(input.password, store, user!)) result.passwordChangeRecommended = true;
+    if (await this.users.passwordChangeRecommended(input.password, store, user!)) result.passwordChangeRecommended = true;
     return result;
   }
 

@@ -48,7 +48,7 @@ export class PasswordPolicyService {
     const tooShortOrLong = lengthViolation(password, p.minLength);
     if (tooShortOrLong) throw new AppError('WeakPassword', tooShortOrLong);
     if (p.minScore > 0) {
-      const { score, feedback } = strength(password, this.inputs(subject));
+      const { score, feedback } = await strength(password, this.inputs(subject));
       if (score < p.minScore) {
         throw new AppError('PasswordTooWeak', `the password scores ${score}; at least ${p.minScore} is required`, {}, undefined, { score, minScore: p.minScore, feedback });
       }
@@ -65,10 +65,10 @@ export class PasswordPolicyService {
   // A password just accepted at login that a new password could not be today: too short for
   // `minLength` or too guessable for `minScore`. Breaches are not looked up at login (no call to
   // the range service on the login path).
-  recommendsChange(password: string, subject: PasswordSubject): boolean {
+  async recommendsChange(password: string, subject: PasswordSubject): Promise<boolean> {
     const p = this.config.settings.passwordPolicy;
     if (lengthViolation(password, p.minLength)) return true;
-    return p.minScore > 0 && strength(password, this.inputs(subject)).score < p.minScore;
+    return p.minScore > 0 && (await strength(password, this.inputs(subject))).score < p.minScore;
   }
 
   private inputs(subject: PasswordSubject): string[] {

@@ -1,6 +1,4 @@
-import { ZxcvbnFactory, type FeedbackType } from '@zxcvbn-ts/core';
-import * as common from '@zxcvbn-ts/language-common';
-import * as english from '@zxcvbn-ts/language-en';
+import type { FeedbackType, ZxcvbnFactory } from '@zxcvbn-ts/core';
 
 export interface Strength {
   // 0 (too guessable) to 4 (very unguessable).
@@ -8,25 +6,29 @@ export interface Strength {
   feedback: FeedbackType;
 }
 
-// Built once per process (the dictionaries take ~150 ms to rank) on first use, not at import.
-// Two limits bound the CPU a check may take on the event loop: a 72-character random password
+// Built once per process on first use, not at import: the library and its dictionaries (7 MB of
+// modules, ~150 ms to rank) are loaded then, so a service that never checks a password neither
+// loads them at boot nor holds them. Two limits bound the CPU a check may take on the event loop: a 72-character random password
 // cost ~300 ms with the library's defaults, ~20 ms with these (l33t variants are tried with at
 // most 5 substitutions; only the first 40 characters are analysed: a prefix scores no higher than the whole in practice).
-let factory: ZxcvbnFactory | undefined;
+let factory: Promise<ZxcvbnFactory> | undefined;
 
-function zxcvbn(): ZxcvbnFactory {
-  factory ??= new ZxcvbnFactory({
-    dictionary: { ...common.dictionary, ...english.dictionary },
-    graphs: common.adjacencyGraphs,
-    translations: english.translations,
-    l33tMaxSubstitutions: 5,
-    maxLength: 40,
-  });
+function zxcvbn(): Promise<ZxcvbnFactory> {
+  factory ??= Promise.all([import('@zxcvbn-ts/core'), import('@zxcvbn-ts/language-common'), import('@zxcvbn-ts/language-en')]).then(
+    ([{ ZxcvbnFactory }, common, english]) =>
+      new ZxcvbnFactory({
+        dictionary: { ...common.dictionary, ...english.dictionary },
+        graphs: common.adjacencyGraphs,
+        translations: english.translations,
+        l33tMaxSubstitutions: 5,
+        maxLength: 40,
+      }),
+  );
   return factory;
 }
 
-export function strength(password: string, userInputs: string[]): Strength {
-  const { score, feedback } = zxcvbn().check(password, userInputs);
+export async function strength(password: string, userInputs: string[]): Promise<Strength> {
+  const { score, feedback } = (await zxcvbn()).check(password, userInputs);
   return { score, feedback: { warning: feedback.warning ?? null, suggestions: [...feedback.suggestions] } };
 }
 

@@ -51,7 +51,7 @@ export class PasswordHasher {
 
   // Whether a password accepted at login would be refused as a new one (length or strength; the
   // breach service is never asked at login).
-  recommendsChange(password: string, subject: PasswordSubject): boolean {
+  recommendsChange(password: string, subject: PasswordSubject): Promise<boolean> {
     return this.policy.recommendsChange(password, subject);
   }
 

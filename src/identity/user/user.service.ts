@@ -179,7 +179,7 @@ export class UserService implements OnModuleInit {
   }
 
   // Whether a password just accepted at login misses today's length or strength rules.
-  passwordChangeRecommended(password: string, store: StoreNamed, user: UserEntity): boolean {
+  passwordChangeRecommended(password: string, store: StoreNamed, user: UserEntity): Promise<boolean> {
     return this.passwords.recommendsChange(password, { ...passwordWords(user), storeName: store.name });
   }
 
