@@ -25,6 +25,7 @@ import { EventsModule } from './messaging/events/events.module.js';
 import { HealthModule } from './operations/health/health.module.js';
 import { MetricsModule } from './operations/metrics/metrics.module.js';
 import { NotificationModule } from './messaging/notification/notification.module.js';
+import { OverviewModule } from './operations/overview/overview.module.js';
 import { PasskeyModule } from './identity/passkey/passkey.module.js';
 import { PasswordlessModule } from './identity/passwordless/passwordless.module.js';
 import { PasswordPolicyModule } from './identity/password-policy/password-policy.module.js';
@@ -84,6 +85,7 @@ export class AppModule implements OnModuleInit {
         ApiKeyModule,
         SeedModule,
         HealthModule,
+        OverviewModule,
         AccessModule,
         ...(extra as DynamicModule[]),
         MetricsModule,

@@ -14,6 +14,7 @@ import { REMOTE_SESSION_ERRORS } from './identity/remote-session/remote-session.
 import { SESSION_ERRORS } from './identity/session/session.errors.js';
 import { SOCIAL_ERRORS } from './identity/social/social.errors.js';
 import { SSO_ERRORS } from './identity/sso/sso.errors.js';
+import { STORE_ERRORS } from './identity/store/store.errors.js';
 import { TENANCY_ERRORS } from './identity/tenancy/tenancy.errors.js';
 import { TOKEN_ERRORS } from './identity/token/token.errors.js';
 import { USER_ADMIN_ERRORS } from './identity/user-admin/user-admin.errors.js';
@@ -28,6 +29,7 @@ import { AUDIT_ERRORS } from './operations/audit/audit.errors.js';
 // here; src/errors.spec.ts fails while one is missing.
 registerErrors(
   TENANCY_ERRORS,
+  STORE_ERRORS,
   REGISTRATION_ERRORS,
   USER_ERRORS,
   PASSWORD_POLICY_ERRORS,

@@ -80,6 +80,9 @@ const ROUTES = [
   { method: 'GET', path: '/auth-api/v1/auditlogs/export', policy: `authenticated(user,apiKey) ${ADMINS} permission=auditLog.read saasAdminTargetsAnyStore` },
   { method: 'GET', path: '/auth-api/v1/auditlogs/verify', policy: `authenticated(user,apiKey) ${ADMINS} permission=auditLog.read saasAdminTargetsAnyStore` },
   { method: 'GET', path: '/auth-api/v1/briefstores', policy: 'public' },
+  // the console's overview of the targeted store (counts of users and sessions, sign-ins from
+  // the audit log): its administrators; a SaaS administrator any store it targets
+  { method: 'GET', path: '/auth-api/v1/overview', policy: `authenticated(user,apiKey) ${ADMINS} permission=overview.read saasAdminTargetsAnyStore` },
   // grants: store admins in their store, SaaS admins at root; never a permission the caller
   // does not hold, only over roles and users it outranks (checked in the service)
   { method: 'GET', path: '/auth-api/v1/permissiongrants', policy: `authenticated(user,apiKey) ${ADMINS} permission=permissiongrants.read` },
@@ -88,8 +91,12 @@ const ROUTES = [
   { method: 'GET', path: '/auth-api/v1/permissiongrants/:id', policy: `authenticated(user,apiKey) ${ADMINS} permission=permissiongrants.read` },
   { method: 'POST', path: '/auth-api/v1/registerstoreowner', policy: 'public' },
   { method: 'POST', path: '/auth-api/v1/registerstoreuser', policy: 'public' },
-  // the targeted store's own settings (language), by its administrators
-  { method: 'PATCH', path: '/auth-api/v1/store', policy: `authenticated(user,apiKey) ${ADMINS} permission=store.update` },
+  // the targeted store's record, read and changed by its administrators and by a SaaS
+  // administrator targeting it; `isActive` by SaaS administrators only (checked in the service)
+  { method: 'GET', path: '/auth-api/v1/store', policy: `authenticated(user,apiKey) ${ADMINS} permission=store.read saasAdminTargetsAnyStore` },
+  { method: 'PATCH', path: '/auth-api/v1/store', policy: `authenticated(user,apiKey) ${ADMINS} permission=store.update saasAdminTargetsAnyStore` },
+  // every store, for the SaaS level only (a caller of another store is refused in the service)
+  { method: 'GET', path: '/auth-api/v1/stores', policy: 'authenticated(user,apiKey) roles=superAdmin,saasAdmin permission=stores.list' },
   // user groups: admin-level users; global groups changed by SaaS admins only (in the service)
   { method: 'GET', path: '/auth-api/v1/usergroupmembers', policy: `authenticated(user,apiKey) ${ADMINS} permission=usergroupmembers.read` },
   { method: 'POST', path: '/auth-api/v1/usergroupmembers', policy: `authenticated(user,apiKey) ${ADMINS} permission=usergroupmembers.write` },

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { SERVICE_PERMISSION_GROUPS } from '../src/kernel/service-permissions.js';
+import { SAAS_ADMIN_PERMISSIONS, SERVICE_PERMISSION_GROUPS } from '../src/kernel/service-permissions.js';
 import type { SettingsOverrides } from '../src/platform/config/settings.js';
 import { expectError, login, PASSWORD, registerStore, startApp, SUPER_ADMIN, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
 
@@ -56,8 +56,9 @@ describe('user groups, tenant level', () => {
     expect(created.body.userGroup).toMatchObject({ groupName: 'Readers', storeId: s.storeId, ownerId: s.admin.id, avatar: expect.stringMatching(/\/auth-api\/avatars\/[a-f0-9]{32}\.svg$/) });
     const list = await as(t.http.get(GROUPS), s.codename, s.admin.token).expect(200);
     expect(list.body).toMatchObject({ status: 'OK', dataName: 'userGroups', action: 'list', paging: { pageNumber: 1, totalRowCount: expect.any(Number) } });
-    // the deployment's permissions the caller holds, and the service's own (an admin holds them all)
-    expect(list.body.uiPermissions).toEqual([...SERVICE_PERMISSION_GROUPS.flatMap((g) => g.permissions), 'report.read']);
+    // the deployment's permissions the caller holds, and the service's own (a store's admin holds
+    // them all but the SaaS level's)
+    expect(list.body.uiPermissions).toEqual([...SERVICE_PERMISSION_GROUPS.flatMap((g) => g.permissions).filter((p) => !SAAS_ADMIN_PERMISSIONS.includes(p)), 'report.read']);
     expect(list.body.userGroups.map((g: { id: string }) => g.id)).toContain(created.body.userGroup.id);
     const owners = await as(t.http.get(GROUPS), s.codename, s.owner).expect(200);
     expect([...owners.body.uiPermissions].filter((p) => p.startsWith('report.')).sort()).toEqual(['report.read', 'report.write']);

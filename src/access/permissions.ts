@@ -2,11 +2,13 @@ import type { Principal } from '../kernel/principal.js';
 import { Environment } from '@marcbachmann/cel-js';
 import type { ServiceSettings } from '../platform/config/settings.js';
 import { ConfigError } from '../platform/config/env.js';
-import { EVERY_ROLE_PERMISSIONS, SERVICE_PERMISSION_GROUPS } from '../kernel/service-permissions.js';
+import { EVERY_ROLE_PERMISSIONS, SAAS_ADMIN_PERMISSIONS, SERVICE_PERMISSION_GROUPS } from '../kernel/service-permissions.js';
 import { hasAdminRole, SAAS_ROLES, SINGLE_TENANT_ROLES, TENANT_ROLES } from '../kernel/roles.js';
 
 const SERVICE_PERMISSIONS: ReadonlySet<string> = new Set(SERVICE_PERMISSION_GROUPS.flatMap((g) => g.permissions));
 const EVERY_ROLE: ReadonlySet<string> = new Set(EVERY_ROLE_PERMISSIONS);
+const SAAS_ADMIN: ReadonlySet<string> = new Set(SAAS_ADMIN_PERMISSIONS);
+const SAAS_ADMIN_ROLES: readonly string[] = [SAAS_ROLES.superAdmin, SAAS_ROLES.saasAdmin];
 
 // The object of an object-level check: its kind (an attributeRules dataObject), id and fields.
 export interface AccessObject {
@@ -108,10 +110,12 @@ export class PermissionCatalogue {
     return this.names.has(permission);
   }
 
-  // The service's own route permissions as its routes' role lists give them: the administrators'
-  // to administrator roles, the rest to every role (custom ones included).
+  // The service's own route permissions as its routes' role lists give them: the SaaS level's
+  // to its administrators, the administrators' to administrator roles, the rest to every role
+  // (custom ones included).
   service(roles: readonly string[], permission: string): boolean {
     if (!SERVICE_PERMISSIONS.has(permission)) return false;
+    if (SAAS_ADMIN.has(permission)) return roles.some((r) => SAAS_ADMIN_ROLES.includes(r));
     return EVERY_ROLE.has(permission) ? roles.length > 0 : hasAdminRole(roles);
   }
 

@@ -68,7 +68,9 @@ export const AUDIT_ACTIONS = {
   'permission.grant.removed': 'a permission grant was removed',
   'group.changed': 'a user group or its membership changed',
   'store.created': 'a store was created',
-  'store.updated': 'a store was changed',
+  'store.updated': 'a store was changed (details.fields: the names of the fields, never their values)',
+  'store.deactivated': 'a SaaS administrator deactivated a store: its logins, sessions and API keys stop at once',
+  'store.activated': 'a SaaS administrator activated a deactivated store again',
   'user.social.linked': 'a social or single sign-on account was linked to a user',
   'user.remote.login': 'a remote service\'s login was accepted',
 } as const;

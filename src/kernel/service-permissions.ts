@@ -11,7 +11,9 @@ export const P = {
   apiKeysList: 'apikeys.list',
   apiKeysCreate: 'apikeys.create',
   apiKeysDelete: 'apikeys.delete',
+  storeRead: 'store.read',
   storeUpdate: 'store.update',
+  storesList: 'stores.list',
   grantsRead: 'permissiongrants.read',
   grantsWrite: 'permissiongrants.write',
   groupsRead: 'usergroups.read',
@@ -19,6 +21,7 @@ export const P = {
   membersRead: 'usergroupmembers.read',
   membersWrite: 'usergroupmembers.write',
   auditLogRead: 'auditLog.read',
+  overviewRead: 'overview.read',
 } as const;
 
 export type ServicePermission = (typeof P)[keyof typeof P];
@@ -26,11 +29,17 @@ export type ServicePermission = (typeof P)[keyof typeof P];
 export const SERVICE_PERMISSION_GROUPS: readonly { groupName: string; permissions: readonly ServicePermission[] }[] = [
   { groupName: 'users', permissions: [P.usersList, P.usersRead, P.usersCreate, P.usersUpdate, P.usersDelete] },
   { groupName: 'apiKeys', permissions: [P.apiKeysList, P.apiKeysCreate, P.apiKeysDelete] },
-  { groupName: 'store', permissions: [P.storeUpdate] },
+  { groupName: 'store', permissions: [P.storeRead, P.storeUpdate, P.storesList] },
   { groupName: 'permissionGrants', permissions: [P.grantsRead, P.grantsWrite] },
   { groupName: 'userGroups', permissions: [P.groupsRead, P.groupsWrite, P.membersRead, P.membersWrite] },
   { groupName: 'auditLog', permissions: [P.auditLogRead] },
+  { groupName: 'overview', permissions: [P.overviewRead] },
 ];
+
+// What only the SaaS level's administrators hold (`superAdmin`, `saasAdmin`): the list of every
+// store. The others of `SERVICE_PERMISSION_GROUPS` not in EVERY_ROLE_PERMISSIONS are every
+// administrator role's.
+export const SAAS_ADMIN_PERMISSIONS: readonly ServicePermission[] = [P.storesList];
 
 // What the routes open to every role (a user reads and changes itself, manages its own keys);
 // the others are the administrators'.

@@ -41,6 +41,13 @@ export class SessionRepository {
     return this.repo().findAndCount({ where: { storeId, userId, expiresAt: MoreThan(now) }, order: { createdAt: 'DESC', id: 'ASC' }, skip: page.offset, take: page.pageRowCount });
   }
 
+  // How many live sessions the store has (the console's overview): read from the store's rows of
+  // the (storeId, userId) index.
+  async countLive(storeId: string, now: Date): Promise<number> {
+    const [{ n }]: { n: number }[] = await this.dataSource.query('SELECT count(*)::int AS "n" FROM "sessions" WHERE "storeId" = $1 AND "expiresAt" > $2', [storeId, now]);
+    return n;
+  }
+
   // Whether another live session of the user has this user agent (the new one left out).
   async knownUserAgent(storeId: string, userId: string, userAgent: string, exceptId: string): Promise<boolean> {
     const rows: unknown[] = await this.dataSource.query(

@@ -119,6 +119,11 @@ export class SessionService implements OnModuleDestroy {
     return [rows, total, page];
   }
 
+  // How many sessions of the store have not expired (every user's devices, as their lists show them).
+  countLive(storeId: string): Promise<number> {
+    return this.sessions.countLive(storeId, this.clock.now());
+  }
+
   // Ends sessions everywhere: rows first, then every cached copy.
   // `inTx`: written with the end, in its transaction, when any session ended (its audit entry).
   async end(storeId: string, where: { id?: string; ids?: string[]; userId?: string; exceptId?: string }, inTx?: (count: number, tx: Tx) => Promise<unknown>): Promise<number> {

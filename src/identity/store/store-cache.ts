@@ -31,6 +31,13 @@ export class StoreCache {
     });
   }
 
+  // This replica's own change, committed: forgotten now rather than when the database's
+  // announcement arrives (a few milliseconds later), so the next request here sees it.
+  forget(id: string): void {
+    this.changes++;
+    this.byId.delete(id);
+  }
+
   byCodename(codename: string, load: () => Promise<StoreEntity | null>): Promise<StoreEntity | null> {
     const id = this.idByCodename.get(codename);
     return this.read(id === undefined ? undefined : this.byId.get(id), load);

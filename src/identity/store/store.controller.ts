@@ -7,8 +7,8 @@ import { paging } from '../../kernel/paging.js';
 import { Authenticated, Public, USER_OR_API_KEY } from '../../kernel/policy.js';
 import { Ctx, type ContextRequest, type RequestContext } from '../../kernel/request-context.js';
 import { P } from '../../kernel/service-permissions.js';
-import { ADMIN_ROLES } from '../../kernel/roles.js';
-import { BriefStoreResponse, BriefStoresQuery, StoreResponse, toBriefStoreResponse, toStoreResponse, UpdateStoreInput } from './store.dto.js';
+import { ADMIN_ROLES, SAAS_ROLES } from '../../kernel/roles.js';
+import { BriefStoreResponse, BriefStoresQuery, StoreListItem, StoreListQuery, StoreResponse, toBriefStoreResponse, toStoreListItem, toStoreResponse, UpdateStoreInput } from './store.dto.js';
 import { StoreService } from './store.service.js';
 
 @ApiTags('stores')
@@ -26,12 +26,31 @@ export class StoreController {
     return { data: rows.map(toBriefStoreResponse), paging: paging(page, total) };
   }
 
+  @Get('store')
+  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.storeRead, saasAdminTargetsAnyStore: true })
+  @Envelope({ dataName: 'store', action: 'get' })
+  @ApiOperation({ summary: 'The targeted store (its administrators; a SaaS administrator any store it targets).' })
+  @ApiResult(StoreResponse)
+  async get(@Ctx() ctx: RequestContext): Promise<Enveloped<unknown>> {
+    return { data: toStoreResponse(await this.stores.current(ctx.store!)) };
+  }
+
   @Patch('store')
-  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.storeUpdate })
+  @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.storeUpdate, saasAdminTargetsAnyStore: true })
   @Envelope({ dataName: 'store', action: 'update' })
-  @ApiOperation({ summary: 'Change the targeted store (its administrators): its notification language.' })
+  @ApiOperation({ summary: 'Change the targeted store (its administrators; a SaaS administrator any store it targets): name, full name, avatar, notification language; `isActive` by SaaS administrators only.' })
   @ApiResult(StoreResponse)
   async update(@Ctx() ctx: RequestContext, @Req() req: ContextRequest, @Body() input: UpdateStoreInput): Promise<Enveloped<unknown>> {
-    return { data: toStoreResponse(await this.stores.update(ctx.session!, ctx.store!, input, auditContext(req))) };
+    return { data: toStoreResponse(await this.stores.update(ctx.session!, ctx.store!, input, ctx.origin, auditContext(req))) };
+  }
+
+  @Get('stores')
+  @Authenticated({ principals: USER_OR_API_KEY, roles: [SAAS_ROLES.superAdmin, SAAS_ROLES.saasAdmin], permission: P.storesList })
+  @Envelope({ dataName: 'stores', action: 'list' })
+  @ApiOperation({ summary: 'Every store, root and inactive ones included, oldest first, paged; `search` keeps those whose codename, name or full name contains it (SaaS administrators).' })
+  @ApiResult([StoreListItem])
+  async list(@Ctx() ctx: RequestContext, @Query() query: StoreListQuery): Promise<Enveloped<unknown[]>> {
+    const [rows, total, page] = await this.stores.list(ctx.session!, query);
+    return { data: rows.map(toStoreListItem), paging: paging(page, total) };
   }
 }

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsImageUrl, IsLanguageTag } from '../../kernel/validation.js';
-import { IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsImageUrl, IsLanguageTag, IsOmittable } from '../../kernel/validation.js';
+import { IsBoolean, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { PageQuery } from '../../kernel/paging.js';
 import { CODENAME_SHAPE } from './codename.js';
 import type { StoreEntity } from './store.entity.js';
@@ -69,12 +69,86 @@ export class StoreResponse {
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
 }
 
-// What a store's administrators may change about their store.
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+// What a store's administrators (and a SaaS administrator targeting it) may change about their
+// store; `isActive` only a SaaS administrator. Absent means unchanged; null is refused except
+// for `language` and `avatar`. The codename never changes: it is how requests name the store.
 export class UpdateStoreInput {
   @ApiPropertyOptional({ type: 'string', nullable: true, example: 'de', description: 'Notification language for users without their own (BCP 47); null clears it.' })
   @IsOptional()
   @IsLanguageTag()
   language?: string | null;
+
+  @ApiPropertyOptional({ example: 'Blue Harbor Books', maxLength: 100, description: 'The store\'s name (trimmed); its codename stays.' })
+  @IsOmittable()
+  @Transform(trim)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  name?: string;
+
+  @ApiPropertyOptional({ example: 'Blue Harbor Books Ltd.', maxLength: 200, description: 'The store\'s full name (trimmed).' })
+  @IsOmittable()
+  @Transform(trim)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  fullname?: string;
+
+  @ApiPropertyOptional({ type: 'string', nullable: true, description: 'Image URL (an uploaded avatar\'s link too); null goes back to a generated avatar.' })
+  @ValidateIf((_o: object, value: unknown) => value !== undefined && value !== null)
+  @IsImageUrl()
+  @MaxLength(2048)
+  avatar?: string | null;
+
+  @ApiPropertyOptional({
+    description:
+      '`superAdmin` and `saasAdmin` only (`403 StoreActivationSaasOnly` for anyone else). false stops every login, session and API key of the store at once, on every replica; the root store is always active (`403 RootStoreAlwaysActive`).',
+  })
+  @IsOmittable()
+  @IsBoolean()
+  isActive?: boolean;
+}
+
+// GET /v1/stores: every store, for the SaaS level.
+export class StoreListQuery extends PageQuery {
+  @ApiPropertyOptional({
+    minLength: 1,
+    maxLength: 100,
+    example: 'harbor',
+    description: 'Only stores whose codename, name or full name contains this text, in any case (`%` and `_` are plain characters).',
+  })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  search?: string;
+}
+
+// One store of GET /v1/stores.
+export class StoreListItem {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty() codename: string;
+  @ApiProperty() name: string;
+  @ApiProperty() fullname: string;
+  @ApiProperty({ format: 'uri' }) avatar: string;
+  @ApiProperty() isActive: boolean;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, description: 'The store owner\'s user id; null for root.' }) ownerId: string | null;
+}
+
+export function toStoreListItem(store: StoreEntity) {
+  return {
+    id: store.id,
+    codename: store.codename,
+    name: store.name,
+    fullname: store.fullname,
+    avatar: store.avatar,
+    isActive: store.isActive,
+    createdAt: store.createdAt,
+    ownerId: store.ownerId,
+  };
 }
 
 export function toStoreResponse(store: StoreEntity) {

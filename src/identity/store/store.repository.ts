@@ -2,8 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { PageRequest } from '../../kernel/paging.js';
+import { containsPattern } from '../../platform/database/like.js';
 import { managerOf, type Tx } from '../../platform/database/transactions.js';
 import { StoreEntity } from './store.entity.js';
+
+// What PATCH /v1/store changes.
+export type StoreChangeableField = 'language' | 'name' | 'fullname' | 'avatar' | 'isActive';
 
 // Above this many stores, the store picker's total is PostgreSQL's estimate (see listBrief).
 export const ESTIMATED_COUNT_FROM = 10_000;
@@ -36,8 +40,13 @@ export class StoreRepository {
       .join(', '));
   }
 
-  private async findOne(column: 'codename' | 'id', value: string, tx?: Tx): Promise<StoreEntity | null> {
-    const rows: Record<string, unknown>[] = await managerOf(this.dataSource, tx).query(`SELECT ${this.columns()} FROM stores WHERE "${column}" = $1 LIMIT 1`, [value]);
+  // The row, locked until `tx` ends: a change compares with it and writes it.
+  findForUpdate(id: string, tx: Tx): Promise<StoreEntity | null> {
+    return this.findOne('id', id, tx, ' FOR UPDATE');
+  }
+
+  private async findOne(column: 'codename' | 'id', value: string, tx?: Tx, lock = ''): Promise<StoreEntity | null> {
+    const rows: Record<string, unknown>[] = await managerOf(this.dataSource, tx).query(`SELECT ${this.columns()} FROM stores WHERE "${column}" = $1 LIMIT 1${lock}`, [value]);
     return rows.length ? Object.assign(new StoreEntity(), rows[0]) : null;
   }
 
@@ -56,9 +65,25 @@ export class StoreRepository {
     return repo.save(repo.create(store));
   }
 
-  async update(id: string, changes: Partial<Pick<StoreEntity, 'language'>>, tx?: Tx): Promise<StoreEntity | null> {
+  // The row's trigger (migration StoreChanges) announces the change to every replica's store cache
+  // once the transaction commits.
+  async update(id: string, changes: Partial<Pick<StoreEntity, StoreChangeableField>>, tx?: Tx): Promise<StoreEntity | null> {
     await this.repo(tx).update({ id }, changes);
     return this.findById(id, tx);
+  }
+
+  // Every store, the root and inactive ones included, oldest first (the index on
+  // ("createdAt", id)); with `search`, those whose codename, name or full name contains it in any
+  // case. The SaaS level's list: the count is exact.
+  async list(page: PageRequest, search?: string): Promise<[StoreEntity[], number]> {
+    const where = search === undefined ? '' : `WHERE codename ILIKE $1 ESCAPE '\\' OR name ILIKE $1 ESCAPE '\\' OR fullname ILIKE $1 ESCAPE '\\'`;
+    const parameters = search === undefined ? [] : [containsPattern(search)];
+    const n = parameters.length;
+    const [rows, [{ total }]]: [Record<string, unknown>[], { total: number }[]] = await Promise.all([
+      this.dataSource.query(`SELECT ${this.columns()} FROM stores ${where} ORDER BY "createdAt", id OFFSET $${n + 1} LIMIT $${n + 2}`, [...parameters, page.offset, page.pageRowCount]),
+      this.dataSource.query(`SELECT count(*)::int AS total FROM stores ${where}`, parameters),
+    ]);
+    return [rows.map((r) => Object.assign(new StoreEntity(), r)), total];
   }
 
   // The public store picker: every store but the SaaS level, oldest first. The page's ids come

@@ -12,7 +12,7 @@ import { SessionListItem, SessionsEndedResponse, toSessionListItem } from '../se
 import { UserResponse } from '../user/index.js';
 import { UserService } from '../user/user.service.js';
 import { VerificationGate } from '../verification/verification.gate.js';
-import { CreateUserInput, UpdateUserInput, UserIdParam } from './user-admin.dto.js';
+import { CreateUserInput, UpdateUserInput, UserIdParam, UserListQuery } from './user-admin.dto.js';
 import { UserAdminService } from './user-admin.service.js';
 
 @ApiTags('users')
@@ -43,9 +43,9 @@ export class UserAdminController {
   @Get('v1/users')
   @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.usersList })
   @Envelope({ dataName: 'users', action: 'list' })
-  @ApiOperation({ summary: 'Users of the targeted store, paged.' })
+  @ApiOperation({ summary: 'Users of the targeted store, oldest first, paged; `search` keeps those whose email, mobile or names contain it.' })
   @ApiResult([UserResponse])
-  async list(@Ctx() ctx: RequestContext, @Query() query: PageQuery): Promise<Enveloped<unknown[]>> {
+  async list(@Ctx() ctx: RequestContext, @Query() query: UserListQuery): Promise<Enveloped<unknown[]>> {
     const [rows, total, page] = await this.admin.list(ctx.store!, query);
     return { data: rows.map((u) => this.users.toResponse(u)), paging: paging(page, total) };
   }

@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsNotEmpty, IsOptional, IsString, IsUUID, MaxLength, ValidateIf } from 'class-validator';
+import { IsBoolean, IsNotEmpty, IsOptional, IsString, IsUUID, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { PageQuery } from '../../kernel/paging.js';
 import { IsImageUrl, IsLanguageTag, IsOmittable } from '../../kernel/validation.js';
 import { trim, UserProfileInput } from '../user/index.js';
 
@@ -49,6 +50,21 @@ export class UpdateUserInput {
   @IsOmittable()
   @IsBoolean()
   isActive?: boolean;
+}
+
+// The users list: a page, of the users matching `search` when it is given.
+export class UserListQuery extends PageQuery {
+  @ApiPropertyOptional({
+    minLength: 1,
+    maxLength: 100,
+    example: 'ada',
+    description: 'Only users whose email, mobile, full name, name or surname contains this text, in any case (`%` and `_` are plain characters).',
+  })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  search?: string;
 }
 
 export class UserIdParam {

@@ -17,7 +17,7 @@ import type { SessionEntity } from '../session/index.js';
 import { SYSTEM_USER_FIELDS, type UserEntity } from '../user/index.js';
 import { PasswordHasher } from '../user/password.js';
 import { UserService, type NewPassword } from '../user/user.service.js';
-import { UpdateUserInput, type CreateUserInput } from './user-admin.dto.js';
+import { UpdateUserInput, type CreateUserInput, type UserListQuery } from './user-admin.dto.js';
 
 const SAAS_MANAGERS: readonly string[] = [SAAS_ROLES.superAdmin, SAAS_ROLES.saasAdmin];
 
@@ -64,9 +64,9 @@ export class UserAdminService implements OnModuleInit {
     );
   }
 
-  list(store: Tenant, query: PageQuery): Promise<[UserEntity[], number, PageRequest]> {
+  list(store: Tenant, query: UserListQuery): Promise<[UserEntity[], number, PageRequest]> {
     const page = pageRequest(query, this.config.settings.paging);
-    return this.users.list(store.id, page).then(([rows, total]) => [rows, total, page]);
+    return this.users.list(store.id, page, query.search).then(([rows, total]) => [rows, total, page]);
   }
 
   async get(actor: SessionData, store: Tenant, id: string): Promise<UserEntity> {

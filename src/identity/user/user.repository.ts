@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
 import type { PageRequest } from '../../kernel/paging.js';
+import { containsPattern } from '../../platform/database/like.js';
 import { managerOf, type Tx } from '../../platform/database/transactions.js';
 import { UserEntity } from './user.entity.js';
 
@@ -46,8 +47,21 @@ export class UserRepository {
       .getOne();
   }
 
-  list(storeId: string, page: PageRequest): Promise<[UserEntity[], number]> {
-    return this.repo().findAndCount({ where: { storeId }, order: { createdAt: 'ASC', id: 'ASC' }, skip: page.offset, take: page.pageRowCount });
+  // A page of the store's users, oldest first; with `search`, those whose email, mobile, full
+  // name, name or surname contains it, in any case (a parameterised ILIKE, its `%` and `_`
+  // taken literally). The store's rows come from its index; the match is checked on each of them.
+  list(storeId: string, page: PageRequest, search?: string): Promise<[UserEntity[], number]> {
+    const q = this.repo().createQueryBuilder('u').where('u.storeId = :storeId', { storeId });
+    if (search !== undefined) {
+      const fields = ['email', 'mobile', 'fullname', 'name', 'surname'].map((f) => `u.${f} ILIKE :pattern ESCAPE '\\'`);
+      q.andWhere(`(${fields.join(' OR ')})`, { pattern: containsPattern(search) });
+    }
+    return q.orderBy('u.createdAt', 'ASC').addOrderBy('u.id', 'ASC').offset(page.offset).limit(page.pageRowCount).getManyAndCount();
+  }
+
+  // How many users the store has (the console's overview).
+  count(storeId: string): Promise<number> {
+    return this.repo().countBy({ storeId });
   }
 
   async update(storeId: string, id: string, changes: Partial<UserEntity>, tx?: Tx): Promise<UserEntity | null> {

@@ -159,8 +159,12 @@ export class UserService implements OnModuleInit {
     return this.users.findByIds(storeId, ids);
   }
 
-  list(storeId: string, page: PageRequest): Promise<[UserEntity[], number]> {
-    return this.users.list(storeId, page);
+  list(storeId: string, page: PageRequest, search?: string): Promise<[UserEntity[], number]> {
+    return this.users.list(storeId, page, search);
+  }
+
+  count(storeId: string): Promise<number> {
+    return this.users.count(storeId);
   }
 
   // Applies checked changes; the password, when given, is checked against the policy (with the
