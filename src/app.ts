@@ -65,7 +65,7 @@ export async function createApp(sources: ConfigSources = {}, early?: EarlyStart)
     const logger = app.get(Logger);
     // The admin console's files (docs/console.md): before the body parser and the tenant, which
     // static files need neither of.
-    const consoleFiles = consoleStatic(config.settings.console, projectPath('dist', 'console'), (message) => logger.warn(message, 'Console'));
+    const consoleFiles = consoleStatic(config.settings.console, projectPath('dist', 'console'), config.env.PROJECT_CODENAME, (message) => logger.warn(message, 'Console'));
     // JSON bodies, then the tenant, last. Mounted here rather than through Nest's
     // MiddlewareConsumer, which adds them as routes matching every path (`{*splat}`): Express then
     // matches and decodes each request's path for them.

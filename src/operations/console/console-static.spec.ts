@@ -10,13 +10,15 @@ import { CONSOLE_CSP, consoleStatic } from './console-static.js';
 // The console's files as the service serves them, from a folder built by hand.
 describe('consoleStatic', () => {
   let dir: string;
-  const INDEX = '<!doctype html><title>Admin console</title><script type="module" src="/console/assets/index-abc123.js"></script>';
+  const INDEX = '<!doctype html><head><title>Admin console</title></head><script type="module" src="/console/assets/index-abc123.js"></script>';
+  // The page names the project (the store header is `<project>-store-codename`).
+  const SERVED = INDEX.replace('</head>', '<meta name="console-project" content="svc"></head>');
   const SCRIPT = 'console.log("hi");'.repeat(200);
 
   function appFor(settings: { enabled: boolean; path: string }, from = dir) {
     const logged: string[] = [];
     const app = express();
-    const middleware = consoleStatic(settings, from, (m) => logged.push(m));
+    const middleware = consoleStatic(settings, from, 'svc', (m) => logged.push(m));
     if (middleware) app.use(middleware);
     app.use((_req, res) => void res.status(404).json({ errCode: 'RouteNotFound' }));
     return { http: request(app), logged, mounted: !!middleware };
@@ -39,7 +41,7 @@ describe('consoleStatic', () => {
     const html = await http.get('/console/').expect(200);
     expect(html.headers['cache-control']).toBe('no-cache');
     expect(html.headers['content-security-policy']).toBe(CONSOLE_CSP);
-    expect(html.text).toBe(INDEX);
+    expect(html.text).toBe(SERVED);
     await http.get('/console/').set('If-None-Match', html.headers.etag!).expect(304);
   });
 
@@ -47,7 +49,7 @@ describe('consoleStatic', () => {
     const { http } = appFor({ enabled: true, path: '/console' });
     for (const path of ['/console', '/console/users', '/console/audit/anything', '/console/index.html']) {
       const res = await http.get(path).expect(200);
-      expect({ path, text: res.text }).toEqual({ path, text: INDEX });
+      expect({ path, text: res.text }).toEqual({ path, text: SERVED });
     }
     const missing = await http.get('/console/assets/gone-123.js').expect(404);
     expect(missing.body.errCode).toBe('NotFound');

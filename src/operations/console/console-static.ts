@@ -34,7 +34,7 @@ interface StaticFile {
 
 // Reads the built console once, at boot: a few small files, kept in memory with their gzip (no
 // file-system access, no stat per request). A rebuilt console is served after a restart.
-function loadFiles(dir: string): Map<string, StaticFile> {
+function loadFiles(dir: string, project: string): Map<string, StaticFile> {
   const files = new Map<string, StaticFile>();
   const walk = (at: string) => {
     for (const name of readdirSync(at)) {
@@ -44,7 +44,9 @@ function loadFiles(dir: string): Map<string, StaticFile> {
         continue;
       }
       const ext = extname(name).toLowerCase();
-      const body = readFileSync(full);
+      let body = readFileSync(full);
+      // The page learns the project codename, which names the store header it sends.
+      if (name === 'index.html' && at === dir) body = Buffer.from(body.toString('utf8').replace('</head>', `<meta name="console-project" content="${escapeHtml(project)}"></head>`));
       const gzip = COMPRESSIBLE.has(ext) && body.length > 1024 ? gzipSync(body) : undefined;
       const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
       files.set('/' + relative(dir, full).split(sep).join('/'), { body, etag, gzip, type: TYPES[ext] ?? 'application/octet-stream' });
@@ -54,6 +56,10 @@ function loadFiles(dir: string): Map<string, StaticFile> {
   return files;
 }
 
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
 // Serves the single-page app under `settings.path`: hashed assets for a year, index.html for
 // every other path under it (the app's own routes, /console/users...) revalidated each time, with
 // the console's CSP. Not Nest routes: they are outside the route-policy audit (docs/console.md).
@@ -61,13 +67,14 @@ function loadFiles(dir: string): Map<string, StaticFile> {
 export function consoleStatic(
   settings: ConsoleSettings,
   dir: string,
+  project: string,
   log: (message: string) => void,
 ): ((req: Request, res: Response, next: NextFunction) => void) | undefined {
   if (!settings.enabled) return undefined;
   const base = settings.path;
   let files: Map<string, StaticFile> | undefined;
   try {
-    files = loadFiles(dir);
+    files = loadFiles(dir, project);
     if (!files.has('/index.html')) files = undefined;
   } catch {
     files = undefined;
