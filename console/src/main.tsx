@@ -1,8 +1,5 @@
 import { render } from 'preact';
+import { App } from './app';
 import './styles.css';
-
-function App() {
-  return <main><h1>Admin console</h1></main>;
-}
 
 render(<App />, document.getElementById('app')!);

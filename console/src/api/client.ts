@@ -100,3 +100,14 @@ export async function must<T>(call: Promise<{ data?: T; error?: unknown; respons
   }
   return result.data as T;
 }
+
+// Ends the session at the service (so its token dies everywhere), then forgets it here.
+export async function signOut(): Promise<void> {
+  const refreshToken = session()?.login.refreshToken;
+  try {
+    await api.POST('/auth-api/logout', { body: refreshToken ? { refreshToken } : {} });
+  } catch {
+    // signed out here regardless
+  }
+  setSession(undefined);
+}

@@ -36,11 +36,10 @@ export interface Overview {
   signIns: { last24h: SignInBucket[]; last7d: SignInBucket[] };
 }
 
-interface Op<Query, Body, Answer> {
+type Op<Query, Body, Answer> = {
   parameters: { query?: Query; header?: Record<string, string>; path?: never; cookie?: never };
-  requestBody: Body extends never ? never : { content: { 'application/json': Body } };
   responses: { 200: { content: { 'application/json': Answer } } } & Failures;
-}
+} & ([Body] extends [never] ? { requestBody?: never } : { requestBody: { content: { 'application/json': Body } } });
 
 type Paging = { pageNumber?: number; pageRowCount?: number };
 

@@ -39,9 +39,13 @@ export function setSession(next: Session | undefined): void {
   for (const listener of listeners) listener(next);
 }
 
-// The login answer of a completed factor or a refresh replaces the tokens (and flags) held.
-export function updateLogin(login: Partial<LoginAnswer>): void {
-  if (current) setSession({ ...current, login: { ...current.login, ...login } });
+// The answer of a completed factor or of a refresh is the session as it now is: it replaces the
+// one held (its pending flags included), keeping the tokens where it gives none.
+export function updateLogin(login: Omit<LoginAnswer, 'accessToken'> & { accessToken?: string }): void {
+  if (!current) return;
+  const accessToken = login.accessToken ?? current.login.accessToken;
+  const refreshToken = login.refreshToken ?? current.login.refreshToken;
+  setSession({ ...current, login: { ...login, accessToken, refreshToken } });
 }
 
 export function onSession(listener: (s: Session | undefined) => void): () => void {
