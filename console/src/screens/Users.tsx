@@ -68,7 +68,7 @@ export default function Users({ session }: ScreenProps) {
                   </td>
                 </tr>
               ))}
-              {!list.loading && !users.length && (
+              {!list.loading && !list.error && !users.length && (
                 <tr>
                   <td colSpan={5}>No users{query && ` match "${query}"`}.</td>
                 </tr>
