@@ -56,7 +56,12 @@ describeInBrowser(`the admin console in a real browser (${reason})`, () => {
     return page;
   }
 
-  const shot = (page: Page, name: string) => page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
+  // Each screen in test-output/console/; with UPDATE_DOCS=1 the README's two images too
+  // (docs/images/console-*.png: the 1000 px wide window, a few tens of kB).
+  async function shot(page: Page, name: string, docsImage?: string): Promise<void> {
+    await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
+    if (docsImage && process.env.UPDATE_DOCS) await page.screenshot({ path: projectPath('docs', 'images', docsImage) });
+  }
 
   async function signIn(page: Page, store: string, username: string, password = PASSWORD): Promise<void> {
     await page.goto(`${origin}/console/?store=${encodeURIComponent(store)}`);
@@ -99,7 +104,7 @@ describeInBrowser(`the admin console in a real browser (${reason})`, () => {
     await edit.getByRole('button', { name: 'Save' }).click();
     await edit.getByText('Saved.').waitFor();
     await page.getByRole('row').filter({ hasText: email }).getByRole('cell', { name: 'tenantAdmin' }).waitFor();
-    await shot(page, 'users');
+    await shot(page, 'users', 'console-users.png');
 
     // what the service holds
     const owner = await login(t.http, store.ownerEmail, PASSWORD, store.codename);
@@ -182,7 +187,7 @@ describeInBrowser(`the admin console in a real browser (${reason})`, () => {
     await entries.getByText('user.login.failed').nth(1).waitFor();
     await entries.getByText('1 entry (+1 live)').waitFor();
     expect(await entries.getByText('user.login.succeeded').count()).toBe(0);
-    await shot(page, 'audit');
+    await shot(page, 'audit', 'console-audit.png');
   }, 60_000);
 
   it('signs in with an authenticator app code', async () => {
