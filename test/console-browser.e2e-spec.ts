@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { ManualClock } from '../src/platform/clock/clock.js';
 import { projectPath } from '../src/platform/config/project-path.js';
-import { CHROMIUM, login, PASSWORD, registerStore, startApp, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
+import { CHROMIUM, login, PASSWORD, registerStore, startApp, SUPER_ADMIN, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
 import { codeAt, TOTP_STEP_MS } from './totp-codes.js';
 
 // The admin console (docs/console.md) in a real browser: Debian's Chromium driven by
@@ -63,8 +63,8 @@ describeInBrowser(`the admin console in a real browser (${reason})`, () => {
     if (docsImage && process.env.UPDATE_DOCS) await page.screenshot({ path: projectPath('docs', 'images', docsImage) });
   }
 
-  async function signIn(page: Page, store: string, username: string, password = PASSWORD): Promise<void> {
-    await page.goto(`${origin}/console/?store=${encodeURIComponent(store)}`);
+  async function signIn(page: Page, store: string, username: string, password = PASSWORD, at = origin): Promise<void> {
+    await page.goto(`${at}/console/?store=${encodeURIComponent(store)}`);
     await page.getByLabel('Store').selectOption(store);
     await page.getByLabel('Email or mobile').fill(username);
     await page.getByLabel('Password', { exact: true }).fill(password);
@@ -265,8 +265,10 @@ describeInBrowser(`the admin console in a real browser (${reason})`, () => {
     await signIn(page, mine.codename, mine.ownerEmail);
     await heading(page, 'Users');
     await page.evaluate((other) => {
-      const s = JSON.parse(sessionStorage.getItem('console.session')!);
-      sessionStorage.setItem('console.session', JSON.stringify({ ...s, target: other }));
+      // runs in the page (the test's tsconfig has no DOM types)
+      const storage = (globalThis as unknown as { sessionStorage: { getItem(k: string): string | null; setItem(k: string, v: string): void } }).sessionStorage;
+      const s = JSON.parse(storage.getItem('console.session')!);
+      storage.setItem('console.session', JSON.stringify({ ...s, target: other }));
     }, theirs.codename);
     await page.reload();
     await heading(page, 'Users');
@@ -278,5 +280,44 @@ describeInBrowser(`the admin console in a real browser (${reason})`, () => {
     expect(text).not.toMatch(/[{}]|errMsg_/);
     expect(await page.getByRole('cell', { name: theirs.ownerEmail, exact: true }).count()).toBe(0);
     await shot(page, 'other-store-refused');
+  }, 60_000);
+  it('a SaaS administrator signs in at the root and looks at a store', async () => {
+    const store = await registerStore(t.http);
+    const page = await newPage();
+    await signIn(page, '', SUPER_ADMIN.username, SUPER_ADMIN.password);
+    await heading(page, 'Users');
+    await page.getByRole('cell', { name: SUPER_ADMIN.username, exact: true }).waitFor();
+    await page.getByLabel('Store codename (empty: root)').fill(store.codename);
+    await page.getByRole('button', { name: 'Look at this store' }).click();
+    await page.getByText(`store ${store.codename}`, { exact: true }).waitFor();
+    await page.getByRole('cell', { name: store.ownerEmail, exact: true }).waitFor();
+    expect(await page.getByRole('cell', { name: SUPER_ADMIN.username, exact: true }).count()).toBe(0);
+    await shot(page, 'saas-admin-store');
+  }, 60_000);
+
+  it('walks an owner whose role requires a second factor through its enrolment', async () => {
+    const enrolClock = new ManualClock();
+    const strict = await startApp({ clock: enrolClock, settings: { mfaRequiredForRoles: ['tenantOwner'] } });
+    try {
+      const port = await freePort();
+      await new Promise<void>((resolve) => strict.app.getHttpServer().listen(port, '127.0.0.1', resolve));
+      const store = await registerStore(strict.http);
+      const page = await newPage();
+      await signIn(page, store.codename, store.ownerEmail, PASSWORD, `http://localhost:${port}`);
+      await page.getByRole('heading', { name: 'Set up a second factor' }).waitFor();
+      await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
+      const secret = (await page.getByTestId('totp-secret').textContent())!;
+      await page.getByRole('img', { name: "QR code of the authenticator app's secret" }).waitFor();
+      await shot(page, 'enrolment');
+      await page.getByLabel('Code from the app').fill(codeAt(secret, enrolClock));
+      await page.getByRole('button', { name: 'Turn it on' }).click();
+      await page.getByRole('button', { name: 'I have kept them' }).waitFor();
+      expect(await page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem').count()).toBe(10);
+      await page.getByRole('button', { name: 'I have kept them' }).click();
+      await heading(page, 'Users');
+      await page.getByRole('cell', { name: store.ownerEmail, exact: true }).waitFor();
+    } finally {
+      await strict.close();
+    }
   }, 60_000);
 });

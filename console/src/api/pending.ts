@@ -3,7 +3,7 @@
 // merged, this branch's OpenAPI document (and so schema.d.ts) lacks them, so their shapes are
 // typed here by hand. After the merge, run `npm run console:client`, delete this file and call
 // `api` (client.ts) with the generated types instead.
-import createClient from 'openapi-fetch';
+import type createClient from 'openapi-fetch';
 import type { components } from './schema';
 import { api } from './client';
 
