@@ -38,7 +38,7 @@ describeInBrowser(`the admin console in a real browser (${reason})`, () => {
     mkdirSync(SHOTS, { recursive: true });
     const port = await freePort();
     origin = `http://localhost:${port}`;
-    t = await startApp({ clock, settings: { webauthn: { rpId: 'localhost', rpName: 'Console test', origins: [origin] } } });
+    t = await startApp({ clock, settings: { webauthn: { rpId: 'localhost', rpName: 'Console test', origins: [origin] }, userGroupsActive: true } });
     await new Promise<void>((resolve) => t.app.getHttpServer().listen(port, '127.0.0.1', resolve));
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--host-resolver-rules=MAP localhost 127.0.0.1'] });
   }, 60_000);
@@ -319,5 +319,50 @@ describeInBrowser(`the admin console in a real browser (${reason})`, () => {
     } finally {
       await strict.close();
     }
+  }, 60_000);
+  it('manages access: a group with a member, a grant to a role, and what the admin may do', async () => {
+    const store = await registerStore(t.http);
+    const owner = await login(t.http, store.ownerEmail, PASSWORD, store.codename);
+    const email = uniqueEmail();
+    await as(store, owner.accessToken).post('/auth-api/users').send({ email, password: PASSWORD, fullname: 'Group Member', roleId: 'tenantUser' }).expect(201);
+    const page = await newPage();
+    await signIn(page, store.codename, store.ownerEmail);
+    await heading(page, 'Users');
+    await page.getByRole('link', { name: 'Access' }).click();
+    await heading(page, 'Access');
+    await page.getByLabel("New group's name").fill('Support');
+    await page.getByRole('button', { name: 'Create the group' }).click();
+    const group = page.getByRole('list', { name: 'Groups' }).getByRole('listitem').filter({ hasText: 'Support' }).first();
+    await group.getByRole('button', { name: 'Members' }).click();
+    await group.getByLabel('User to add').selectOption({ label: email });
+    await group.getByRole('button', { name: 'Add' }).click();
+    await page.getByRole('list', { name: 'Members of Support' }).getByText(email).waitFor();
+
+    await page.getByLabel('Permission (e.g. user.read)').fill('auditLog.read');
+    await page.getByLabel('Which').selectOption('tenantAdmin');
+    await page.getByRole('button', { name: 'Add the grant' }).click();
+    await page.getByText('The grant was added.').waitFor();
+    await page.getByRole('cell', { name: 'role tenantAdmin' }).waitFor();
+    await page.getByRole('region', { name: 'What you may do here' }).getByText('auditLog.read').waitFor();
+    await shot(page, 'access');
+    const grants = await as(store, owner.accessToken).get('/auth-api/v1/permissiongrants').expect(200);
+    expect(grants.body.permissionGrants).toEqual([expect.objectContaining({ permission: 'auditLog.read', roleId: 'tenantAdmin', canDo: true })]);
+  }, 60_000);
+
+  it('watches live events arrive', async () => {
+    const store = await registerStore(t.http);
+    const owner = await login(t.http, store.ownerEmail, PASSWORD, store.codename);
+    const page = await newPage();
+    await signIn(page, store.codename, store.ownerEmail);
+    await heading(page, 'Users');
+    await page.getByRole('link', { name: 'Live events' }).click();
+    await heading(page, 'Live events');
+    await page.getByRole('button', { name: 'Start' }).click();
+    await page.getByText(/^Listening to .*userCreated/).waitFor();
+    const email = uniqueEmail();
+    await as(store, owner.accessToken).post('/auth-api/users').send({ email, password: PASSWORD, fullname: 'New Arrival', roleId: 'tenantUser' }).expect(201);
+    const events = page.getByRole('list', { name: 'Events' });
+    await events.getByText('userCreated').first().waitFor();
+    await shot(page, 'live-events');
   }, 60_000);
 });

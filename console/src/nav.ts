@@ -1,7 +1,9 @@
 import type { FunctionComponent } from 'preact';
 import type { Session } from './api/session';
+import Access from './screens/Access';
 import ApiKeys from './screens/ApiKeys';
 import AuditLog from './screens/AuditLog';
+import LiveEvents from './screens/LiveEvents';
 import OverviewScreen from './screens/Overview';
 import Security from './screens/Security';
 import Sessions from './screens/Sessions';
@@ -27,7 +29,9 @@ export const NAV: NavEntry[] = [
   { path: 'users', label: 'Users', screen: Users },
   { path: 'sessions', label: 'Sessions', screen: Sessions },
   { path: 'apikeys', label: 'API keys', screen: ApiKeys },
+  { path: 'access', label: 'Access', screen: Access },
   { path: 'audit', label: 'Audit log', screen: AuditLog },
+  { path: 'events', label: 'Live events', screen: LiveEvents },
   { path: 'store', label: 'Store', screen: StoreScreen, pending: true },
   { path: 'security', label: 'My security', screen: Security },
 ];
