@@ -60,7 +60,10 @@ describeInBrowser(`the admin console in a real browser (${reason})`, () => {
   // (docs/images/console-*.png: the 1000 px wide window, a few tens of kB).
   async function shot(page: Page, name: string, docsImage?: string): Promise<void> {
     await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
-    if (docsImage && process.env.UPDATE_DOCS) await page.screenshot({ path: projectPath('docs', 'images', docsImage) });
+    if (docsImage && process.env.UPDATE_DOCS) {
+      await page.evaluate('window.scrollTo(0, 0)');
+      await page.screenshot({ path: projectPath('docs', 'images', docsImage) });
+    }
   }
 
   async function signIn(page: Page, store: string, username: string, password = PASSWORD, at = origin): Promise<void> {
@@ -364,5 +367,27 @@ describeInBrowser(`the admin console in a real browser (${reason})`, () => {
     const events = page.getByRole('list', { name: 'Events' });
     await events.getByText('userCreated').first().waitFor();
     await shot(page, 'live-events');
+  }, 60_000);
+  it('with short access tokens, refreshes once on a 401 and carries on', async () => {
+    const refreshClock = new ManualClock();
+    const short = await startApp({ clock: refreshClock, settings: { accessTokenMinutes: 5 } });
+    try {
+      const port = await freePort();
+      await new Promise<void>((resolve) => short.app.getHttpServer().listen(port, '127.0.0.1', resolve));
+      const store = await registerStore(short.http);
+      const page = await newPage();
+      const refreshes: number[] = [];
+      page.on('response', (r) => r.url().endsWith('/auth-api/refresh') && refreshes.push(r.status()));
+      await signIn(page, store.codename, store.ownerEmail, PASSWORD, `http://localhost:${port}`);
+      await heading(page, 'Users');
+      refreshClock.advance(6 * 60_000); // the access token has expired, the session has not
+      await page.getByRole('link', { name: 'API keys' }).click();
+      await heading(page, 'API keys');
+      await page.getByText('No keys.').waitFor();
+      expect(refreshes).toEqual([200]);
+      expect(await page.getByRole('alert').filter({ hasText: /.+/ }).count()).toBe(0);
+    } finally {
+      await short.close();
+    }
   }, 60_000);
 });
