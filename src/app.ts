@@ -17,6 +17,8 @@ import { CorsPolicy } from './platform/config/cors.js';
 import { EmbeddedPostgres } from './platform/database/embedded-postgres.js';
 import { Metrics } from './operations/metrics/metrics.service.js';
 import { buildOpenApiDocument } from './operations/openapi/openapi.js';
+import { consoleStatic } from './operations/console/console-static.js';
+import { projectPath } from './platform/config/project-path.js';
 import { EventsIoAdapter } from './messaging/events/events-io.adapter.js';
 import { REALTIME_FORM_ROUTES } from './messaging/realtime/realtime.controller.js';
 import { INTROSPECTION_ROUTE } from './identity/auth/token.controller.js';
@@ -60,6 +62,10 @@ export async function createApp(sources: ConfigSources = {}, early?: EarlyStart)
     const apiDone = app.get(ApiDone);
     const tenancy = app.get(TenancyMiddleware);
     const openRequests = new OpenRequests();
+    const logger = app.get(Logger);
+    // The admin console's files (docs/console.md): before the body parser and the tenant, which
+    // static files need neither of.
+    const consoleFiles = consoleStatic(config.settings.console, projectPath('dist', 'console'), config.env.PROJECT_CODENAME, (message) => logger.warn(message, 'Console'));
     // JSON bodies, then the tenant, last. Mounted here rather than through Nest's
     // MiddlewareConsumer, which adds them as routes matching every path (`{*splat}`): Express then
     // matches and decodes each request's path for them.
@@ -68,6 +74,7 @@ export async function createApp(sources: ConfigSources = {}, early?: EarlyStart)
         requestContext([requestLog(PinoLogger.root, config), (req, res) => metrics.observeRequest(req, res), (req, res) => apiDone.observeRequest(req, res)], openRequests),
         securityHeaders(),
         corsMiddleware(app.get(CorsPolicy)),
+        ...(consoleFiles ? [consoleFiles] : []),
         jsonBody({ formRoutes: [...REALTIME_FORM_ROUTES, INTROSPECTION_ROUTE], formPaths: FORM_POST_CALLBACKS }),
         (req, res, next) => tenancy.use(req as ContextRequest, res, next),
       ),

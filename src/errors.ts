@@ -23,6 +23,7 @@ import { VERIFICATION_ERRORS } from './identity/verification/verification.errors
 import { EVENTS_ERRORS } from './messaging/events/events.errors.js';
 import { REALTIME_ERRORS } from './messaging/realtime/realtime.errors.js';
 import { AUDIT_ERRORS } from './operations/audit/audit.errors.js';
+import { CONSOLE_ERRORS } from './operations/console/console.errors.js';
 
 // The one error catalogue: the kernel's codes, then every feature's `<feature>.errors.ts`, in the
 // order docs/errors.md lists them (npm run docs:errors). A feature that declares codes is added
@@ -52,6 +53,7 @@ registerErrors(
   REALTIME_ERRORS,
   ACCESS_ERRORS,
   AUDIT_ERRORS,
+  CONSOLE_ERRORS,
 );
 
 export const ERROR_CATALOGUE: Readonly<Record<ErrCode, ErrorDefinition>> = Object.fromEntries(errorCodes().map((code) => [code, errorDefinition(code)])) as Record<ErrCode, ErrorDefinition>;

@@ -22,6 +22,7 @@ import {
 } from 'class-validator';
 import { AttributeRuleSetting, PermissionGroupSetting, PermissionTypesSetting } from './access-settings.js';
 import { ConfigError } from './env.js';
+import { ConsoleSettings } from './console-settings.js';
 import { DataObjectAccessSetting, EventChannelSettings, EventSubscriptionSetting } from './event-settings.js';
 import { NotificationSettings } from './notification-settings.js';
 import { PasswordlessLoginSettings } from './passwordless-settings.js';
@@ -575,6 +576,11 @@ export class ServiceSettings {
   @Min(1024)
   @Max(50 * 1024 * 1024)
   avatarMaxBytes: number;
+
+  // The admin console served at `path` (console-settings.ts, docs/console.md).
+  @ValidateNested()
+  @Type(() => ConsoleSettings)
+  console: ConsoleSettings;
 }
 
 // Any part of the settings, at any depth: it merges into the defaults as a settings file does.

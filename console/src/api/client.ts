@@ -1,0 +1,113 @@
+import createClient, { type Middleware } from 'openapi-fetch';
+import type { paths } from './schema';
+import { session, setSession, updateLogin } from './session';
+
+// The service's project codename names the store header (`<project>-store-codename`); the service
+// writes it into the page it serves (console-static.ts), and it is `svc` by default.
+const PROJECT = document.querySelector<HTMLMetaElement>('meta[name="console-project"]')?.content || 'svc';
+export const STORE_HEADER = `${PROJECT}-store-codename`;
+
+// Every call carries the signed-in administrator's token and the targeted store (none: root).
+const credentials: Middleware = {
+  onRequest({ request }) {
+    const s = session();
+    if (s && !request.headers.has('authorization')) request.headers.set('authorization', `Bearer ${s.login.accessToken}`);
+    const store = request.headers.get(STORE_HEADER) ?? s?.target ?? '';
+    if (store) request.headers.set(STORE_HEADER, store);
+    else request.headers.delete(STORE_HEADER);
+    return request;
+  },
+};
+
+let refreshing: Promise<boolean> | undefined;
+
+// With short access tokens (settings accessTokenMinutes) the login answered a refresh token: on a
+// 401, one POST /auth-api/refresh (shared by concurrent calls), then the call once more.
+async function refresh(): Promise<boolean> {
+  const s = session();
+  if (!s?.login.refreshToken) return false;
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (s.store) headers[STORE_HEADER] = s.store;
+  const res = await fetch('/auth-api/refresh', { method: 'POST', headers, body: JSON.stringify({ refreshToken: s.login.refreshToken }) });
+  if (!res.ok) {
+    setSession(undefined);
+    return false;
+  }
+  updateLogin(await res.json());
+  return true;
+}
+
+async function fetchWithRefresh(request: Request): Promise<Response> {
+  const retry = request.clone();
+  const res = await fetch(request);
+  if (res.status !== 401 || !session()?.login.refreshToken || request.url.endsWith('/auth-api/refresh')) return res;
+  refreshing ??= refresh().finally(() => (refreshing = undefined));
+  if (!(await refreshing)) return res;
+  retry.headers.set('authorization', `Bearer ${session()!.login.accessToken}`);
+  return fetch(retry);
+}
+
+export const api = createClient<paths>({ baseUrl: '', fetch: fetchWithRefresh });
+api.use(credentials);
+
+// An error answer of the API as its human sentence: the body's `detail` when it has one (the
+// sentence the service wrote for people), else a sentence for its `errCode`; never raw JSON.
+export interface ErrorAnswer {
+  errCode?: string;
+  detail?: string;
+  message?: string;
+  status?: number | string;
+}
+
+const SENTENCES: Record<string, string> = {
+  Unauthorized: 'Your sign-in has ended. Sign in again.',
+  Forbidden: 'You are not allowed to do this.',
+  InvalidCredentials: 'Wrong username or password.',
+  TenantMismatch: 'Your sign-in is not valid for this store.',
+  StoreNotFound: 'There is no such store.',
+  UserNotFound: 'There is no such user in this store.',
+  TooManyRequests: 'Too many attempts: wait a little and try again.',
+  TotpCodeInvalid: 'That code is not right, or was already used.',
+  ServiceUnavailable: 'The service is unavailable for a moment. Try again.',
+  InternalError: 'Something went wrong on the server.',
+  RouteNotFound: 'The service does not offer this yet.',
+  MfaEnrollmentRequired: 'Your role requires a second factor: set one up first.',
+};
+
+export function sentenceOf(error: unknown, status?: number): string {
+  if (error && typeof error === 'object') {
+    const e = error as ErrorAnswer;
+    if (e.detail) return e.detail;
+    if (e.errCode && SENTENCES[e.errCode]) return SENTENCES[e.errCode];
+    if (e.errCode) return e.errCode.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/^./, (c) => c.toUpperCase()) + '.';
+    if (e.message === 'No login found') return SENTENCES.Unauthorized;
+  }
+  if (error instanceof Error) return error.message;
+  return status ? `The service answered ${status}.` : 'The service could not be reached.';
+}
+
+// The data of a call, or a thrown Error carrying the sentence (screens show `error.message`).
+export async function must<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  let result: { data?: T; error?: unknown; response: Response };
+  try {
+    result = await call;
+  } catch {
+    throw new Error('The service could not be reached.');
+  }
+  if (result.error !== undefined || !result.response.ok) {
+    if (result.response.status === 401 && session()) setSession(undefined);
+    throw new Error(sentenceOf(result.error, result.response.status));
+  }
+  return result.data as T;
+}
+
+// Ends the session at the service (so its token dies everywhere), then forgets it here.
+export async function signOut(): Promise<void> {
+  const refreshToken = session()?.login.refreshToken;
+  try {
+    await api.POST('/auth-api/logout', { body: refreshToken ? { refreshToken } : {} });
+  } catch {
+    // signed out here regardless
+  }
+  setSession(undefined);
+}

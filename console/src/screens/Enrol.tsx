@@ -1,0 +1,87 @@
+import { useState } from 'preact/hooks';
+import { api, must } from '../api/client';
+import type { components } from '../api/schema';
+import { creationOptions, credentialJson, passkeysSupported } from '../api/webauthn';
+import { ErrorText, Field, Notice, useAction } from '../ui';
+
+type Setup = components['schemas']['TotpSetupResponse'];
+
+// Adds an authenticator app: the QR code and secret the API gives, then a code to confirm it;
+// the recovery codes are shown once. Used by the sign-in (when the role requires a factor) and
+// by the Security screen.
+export function TotpSetup({ onDone }: { onDone: () => void }) {
+  const [setup, setSetup] = useState<Setup>();
+  const [code, setCode] = useState('');
+  const [recovery, setRecovery] = useState<string[]>();
+  const action = useAction();
+  if (recovery)
+    return (
+      <div>
+        <p>The authenticator app is on. Keep these recovery codes somewhere safe: each signs you in once without the phone, and they are not shown again.</p>
+        <ul class="codes" aria-label="Recovery codes">
+          {recovery.map((c) => (
+            <li key={c}>
+              <code>{c}</code>
+            </li>
+          ))}
+        </ul>
+        <button type="button" onClick={onDone}>
+          I have kept them
+        </button>
+      </div>
+    );
+  if (!setup)
+    return (
+      <div>
+        <ErrorText error={action.error} />
+        <button type="button" disabled={action.busy} onClick={() => action.run(async () => setSetup(await must(api.POST('/auth-api/mfa/totp/setup'))))}>
+          Set up an authenticator app
+        </button>
+      </div>
+    );
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        void action.run(async () => setRecovery((await must(api.POST('/auth-api/mfa/totp/confirm', { body: { code: code.trim() } }))).recoveryCodes));
+      }}
+    >
+      <p>Scan this code with your authenticator app, or type the secret into it.</p>
+      <img class="qr" alt="QR code of the authenticator app's secret" src={`data:image/svg+xml;utf8,${encodeURIComponent(setup.qrCodeSvg)}`} width={200} height={200} />
+      <p>
+        Secret: <code data-testid="totp-secret">{setup.secret}</code>
+      </p>
+      <Field label="Code from the app" value={code} onInput={setCode} inputMode="numeric" autocomplete="one-time-code" required />
+      <ErrorText error={action.error} />
+      <button disabled={action.busy}>Turn it on</button>
+    </form>
+  );
+}
+
+// Enrols a passkey of this browser for the signed-in user.
+export function PasskeySetup({ onDone }: { onDone: () => void }) {
+  const [name, setName] = useState('This browser');
+  const [done, setDone] = useState(false);
+  const action = useAction();
+  if (!passkeysSupported()) return <p>This browser cannot hold passkeys.</p>;
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        void action.run(async () => {
+          const options = await must(api.POST('/auth-api/passkeys/register/options'));
+          const credential = (await navigator.credentials.create({ publicKey: creationOptions(options as Record<string, unknown>) })) as PublicKeyCredential | null;
+          if (!credential) throw new Error('The browser made no passkey.');
+          await must(api.POST('/auth-api/passkeys/register/verify', { body: { response: credentialJson(credential), name } as never }));
+          setDone(true);
+          onDone();
+        });
+      }}
+    >
+      <Field label="Passkey name" value={name} onInput={setName} required />
+      <ErrorText error={action.error} />
+      <Notice text={done ? 'Passkey added.' : undefined} />
+      <button disabled={action.busy}>Add a passkey</button>
+    </form>
+  );
+}

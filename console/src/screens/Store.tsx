@@ -1,0 +1,96 @@
+import { useState } from 'preact/hooks';
+import { api, must } from '../api/client';
+import type { components } from '../api/schema';
+import { isSaasAdmin, setSession } from '../api/session';
+import type { ScreenProps } from '../nav';
+import { ErrorText, Field, Notice, Pager, Section, useAction, useLoad } from '../ui';
+
+type StoreRecord = components['schemas']['StoreResponse'];
+
+// The looked-at store's record (GET/PATCH /v1/store); for SaaS administrators, every store.
+// Its routes come from the API branch of issue 28.
+export default function StoreScreen({ session }: ScreenProps) {
+  const record = useLoad(() => must(api.GET('/auth-api/v1/store')), []);
+  return (
+    <>
+      <h1>Store</h1>
+      <ErrorText error={record.error} />
+      {record.data && <EditStore key={record.data.store.id} store={record.data.store} saas={isSaasAdmin(session)} onSaved={record.reload} />}
+      {isSaasAdmin(session) && <AllStores onPick={(codename) => setSession({ ...session, target: codename })} />}
+    </>
+  );
+}
+
+function EditStore({ store, saas, onSaved }: { store: StoreRecord; saas: boolean; onSaved: () => void }) {
+  const [name, setName] = useState(store.name);
+  const [fullname, setFullname] = useState(store.fullname);
+  const [avatar, setAvatar] = useState(store.avatar);
+  const [active, setActive] = useState(store.isActive);
+  const [notice, setNotice] = useState<string>();
+  const action = useAction();
+  return (
+    <Section title={`Store ${store.codename}`}>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void action.run(async () => {
+            await must(api.PATCH('/auth-api/v1/store', { body: { name, fullname, avatar, ...(saas && { isActive: active }) } }));
+            setNotice('Saved.');
+            onSaved();
+          });
+        }}
+      >
+        {avatar && <img class="avatar" src={avatar} alt="" width={48} height={48} />}
+        <Field label="Name" value={name} onInput={setName} required />
+        <Field label="Full name" value={fullname} onInput={setFullname} />
+        <Field label="Avatar URL" type="url" value={avatar} onInput={setAvatar} />
+        {saas && (
+          <div class="field check">
+            <input id="store-active" type="checkbox" checked={active} onChange={(e) => setActive((e.target as HTMLInputElement).checked)} />
+            <label for="store-active">Active (its users may sign in)</label>
+          </div>
+        )}
+        <ErrorText error={action.error} />
+        <Notice text={notice} />
+        <button disabled={action.busy}>Save</button>
+      </form>
+    </Section>
+  );
+}
+
+function AllStores({ onPick }: { onPick: (codename: string) => void }) {
+  const [page, setPage] = useState(1);
+  const [search, setSearch] = useState('');
+  const [query, setQuery] = useState('');
+  const list = useLoad(() => must(api.GET('/auth-api/v1/stores', { params: { query: { pageNumber: page, pageRowCount: 20, ...(query && { search: query }) } } })), [page, query]);
+  return (
+    <Section title="Every store">
+      <form
+        class="row"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setPage(1);
+          setQuery(search.trim());
+        }}
+      >
+        <Field label="Search stores" type="search" value={search} onInput={setSearch} />
+        <button>Search</button>
+      </form>
+      <ErrorText error={list.error} />
+      <ul class="list">
+        {(list.data?.stores ?? []).map((s) => (
+          <li key={s.id} class="row">
+            <span>
+              <strong>{s.name}</strong> ({s.codename}){!s.isActive && ' — inactive'}
+            </span>
+            <button type="button" class="secondary" onClick={() => onPick(s.codename)}>
+              Look at it
+            </button>
+          </li>
+        ))}
+      </ul>
+      {list.data?.paging && <Pager page={page} pages={list.data.paging.pageCount} total={list.data.paging.totalRowCount} onPage={setPage} />}
+    </Section>
+  );
+}
