@@ -113,6 +113,51 @@ export function Pager(props: { page: number; pages: number; total?: number; onPa
   );
 }
 
+// A table of rows with its column headings; `actions` adds a last column for row buttons
+// (named for screen readers only), `caption` names it for them.
+export function Table(props: { columns: string[]; actions?: boolean; caption?: string; children: ComponentChildren }) {
+  return (
+    <div class="table-wrap">
+      <table>
+        {props.caption && <caption class="sr-only">{props.caption}</caption>}
+        <thead>
+          <tr>
+            {props.columns.map((c) => (
+              <th key={c} scope="col">
+                {c}
+              </th>
+            ))}
+            {props.actions && (
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
+            )}
+          </tr>
+        </thead>
+        <tbody>{props.children}</tbody>
+      </table>
+    </div>
+  );
+}
+
+// A search box and its button; `onSearch` gets the trimmed text.
+export function SearchForm(props: { label: string; onSearch: (text: string) => void }) {
+  const [text, setText] = useState('');
+  return (
+    <form
+      class="row"
+      role="search"
+      onSubmit={(e) => {
+        e.preventDefault();
+        props.onSearch(text.trim());
+      }}
+    >
+      <Field label={props.label} type="search" value={text} onInput={setText} />
+      <button>Search</button>
+    </form>
+  );
+}
+
 export function Section({ title, children }: { title: string; children: ComponentChildren }) {
   return (
     <section class="card" aria-label={title}>

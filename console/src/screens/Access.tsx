@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, must } from '../api/client';
 import type { ScreenProps } from '../nav';
-import { ErrorText, Field, Notice, Section, Select, useAction, useLoad } from '../ui';
+import { ErrorText, Field, Notice, Section, Select, Table, useAction, useLoad } from '../ui';
 import { roleOptions } from './roles';
 
 // Access control of the looked-at store (docs/access-control.md): user groups and their
@@ -150,54 +150,39 @@ function Grants({ session, groups, users, userName }: ScreenProps & { groups: Gr
     <Section title="Permission grants">
       <ErrorText error={grants.error ?? action.error} />
       <Notice text={notice} />
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Permission</th>
-              <th scope="col">To</th>
-              <th scope="col">Object</th>
-              <th scope="col">Allows</th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {(grants.data ?? []).map((g) => (
-              <tr key={g.id}>
-                <td>
-                  <code>{g.permission}</code>
-                </td>
-                <td>{g.roleId !== null ? `role ${g.roleId}` : g.userId ? `user ${userName(g.userId)}` : g.groupId ? `group ${groupName(g.groupId)}` : 'the whole store'}</td>
-                <td>{g.objectId ?? 'any'}</td>
-                <td>{g.canDo ? 'yes' : 'no (denied)'}</td>
-                <td>
-                  <button
-                    type="button"
-                    class="danger"
-                    aria-label={`Delete the grant of ${g.permission}`}
-                    onClick={() =>
-                      action.run(async () => {
-                        await must(api.DELETE('/auth-api/v1/permissiongrants/{id}', { params: { path: { id: g.id } } }));
-                        setNotice('The grant was deleted.');
-                        grants.reload();
-                      })
-                    }
-                  >
-                    Delete
-                  </button>
-                </td>
-              </tr>
-            ))}
-            {grants.data && !grants.data.length && (
-              <tr>
-                <td colSpan={5}>No grants.</td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      </div>
+      <Table columns={['Permission', 'To', 'Object', 'Allows']} actions>
+        {(grants.data ?? []).map((g) => (
+          <tr key={g.id}>
+            <td>
+              <code>{g.permission}</code>
+            </td>
+            <td>{g.roleId !== null ? `role ${g.roleId}` : g.userId ? `user ${userName(g.userId)}` : g.groupId ? `group ${groupName(g.groupId)}` : 'the whole store'}</td>
+            <td>{g.objectId ?? 'any'}</td>
+            <td>{g.canDo ? 'yes' : 'no (denied)'}</td>
+            <td>
+              <button
+                type="button"
+                class="danger"
+                aria-label={`Delete the grant of ${g.permission}`}
+                onClick={() =>
+                  action.run(async () => {
+                    await must(api.DELETE('/auth-api/v1/permissiongrants/{id}', { params: { path: { id: g.id } } }));
+                    setNotice('The grant was deleted.');
+                    grants.reload();
+                  })
+                }
+              >
+                Delete
+              </button>
+            </td>
+          </tr>
+        ))}
+        {grants.data && !grants.data.length && (
+          <tr>
+            <td colSpan={5}>No grants.</td>
+          </tr>
+        )}
+      </Table>
       <form
         class="filters"
         onSubmit={(e) => {

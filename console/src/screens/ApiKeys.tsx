@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, must } from '../api/client';
 import type { components } from '../api/schema';
 import type { ScreenProps } from '../nav';
-import { ErrorText, Field, Notice, Section, useAction, useLoad, when } from '../ui';
+import { ErrorText, Field, Notice, Section, Table, useAction, useLoad, when } from '../ui';
 
 type Created = components['schemas']['CreatedApiKeyResponse'];
 
@@ -58,57 +58,42 @@ export default function ApiKeys(_: ScreenProps) {
       <Section title="Keys">
         <ErrorText error={list.error ?? action.error} />
         <Notice text={notice} />
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Starts with</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.map((k) => (
-                <tr key={k.id}>
-                  <td>{k.name}</td>
-                  <td>
-                    <code>{k.prefix}…</code>
-                  </td>
-                  <td>{when(k.createdAt)}</td>
-                  <td>{when(k.lastUsedAt)}</td>
-                  <td>
-                    <button
-                      type="button"
-                      class="danger"
-                      aria-label={`Delete the key ${k.name}`}
-                      disabled={action.busy}
-                      onClick={() =>
-                        confirm(`Delete the key ${k.name}? Whatever uses it stops working.`) &&
-                        action.run(async () => {
-                          await must(api.DELETE('/auth-api/v1/apikeys/{id}', { params: { path: { id: k.id } } }));
-                          if (created?.id === k.id) setCreated(undefined);
-                          setNotice(`The key ${k.name} was deleted.`);
-                          list.reload();
-                        })
-                      }
-                    >
-                      Delete
-                    </button>
-                  </td>
-                </tr>
-              ))}
-              {list.data && !keys.length && (
-                <tr>
-                  <td colSpan={5}>No keys.</td>
-                </tr>
-              )}
-            </tbody>
-          </table>
-        </div>
+        <Table columns={['Name', 'Starts with', 'Created', 'Last used']} actions>
+          {keys.map((k) => (
+            <tr key={k.id}>
+              <td>{k.name}</td>
+              <td>
+                <code>{k.prefix}…</code>
+              </td>
+              <td>{when(k.createdAt)}</td>
+              <td>{when(k.lastUsedAt)}</td>
+              <td>
+                <button
+                  type="button"
+                  class="danger"
+                  aria-label={`Delete the key ${k.name}`}
+                  disabled={action.busy}
+                  onClick={() =>
+                    confirm(`Delete the key ${k.name}? Whatever uses it stops working.`) &&
+                    action.run(async () => {
+                      await must(api.DELETE('/auth-api/v1/apikeys/{id}', { params: { path: { id: k.id } } }));
+                      if (created?.id === k.id) setCreated(undefined);
+                      setNotice(`The key ${k.name} was deleted.`);
+                      list.reload();
+                    })
+                  }
+                >
+                  Delete
+                </button>
+              </td>
+            </tr>
+          ))}
+          {list.data && !keys.length && (
+            <tr>
+              <td colSpan={5}>No keys.</td>
+            </tr>
+          )}
+        </Table>
       </Section>
     </>
   );

@@ -3,7 +3,7 @@ import { api, must, sentenceOf, STORE_HEADER } from '../api/client';
 import type { components } from '../api/schema';
 import { session as currentSession } from '../api/session';
 import type { ScreenProps } from '../nav';
-import { ErrorText, Field, Notice, Section, Select, useAction, useLoad, when } from '../ui';
+import { ErrorText, Field, Notice, Section, Select, Table, useAction, useLoad, when } from '../ui';
 
 type Entry = components['schemas']['AuditEntryResponse'];
 interface Filters {
@@ -169,30 +169,16 @@ export default function AuditLog(_: ScreenProps) {
       </Section>
       <Section title="Entries">
         <ErrorText error={page.error} />
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Action</th>
-                <th scope="col">Outcome</th>
-                <th scope="col">Actor</th>
-                <th scope="col">Target</th>
-                <th scope="col">IP</th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map((e) => (
-                <Row key={e.id} entry={e} />
-              ))}
-              {page.data && !entries.length && (
-                <tr>
-                  <td colSpan={6}>No entries match.</td>
-                </tr>
-              )}
-            </tbody>
-          </table>
-        </div>
+        <Table columns={['When', 'Action', 'Outcome', 'Actor', 'Target', 'IP']}>
+          {entries.map((e) => (
+            <Row key={e.id} entry={e} />
+          ))}
+          {page.data && !entries.length && (
+            <tr>
+              <td colSpan={6}>No entries match.</td>
+            </tr>
+          )}
+        </Table>
         <nav class="pager" aria-label="Pages">
           <button type="button" disabled={!cursors.length} onClick={() => setCursors(cursors.slice(0, -1))}>
             Newer

@@ -3,7 +3,7 @@ import { api, must } from '../api/client';
 import type { components } from '../api/schema';
 import { isSaasAdmin, setSession } from '../api/session';
 import type { ScreenProps } from '../nav';
-import { ErrorText, Field, Notice, Pager, Section, useAction, useLoad } from '../ui';
+import { ErrorText, Field, Notice, Pager, SearchForm, Section, useAction, useLoad } from '../ui';
 
 type StoreRecord = components['schemas']['StoreResponse'];
 
@@ -60,23 +60,17 @@ function EditStore({ store, saas, onSaved }: { store: StoreRecord; saas: boolean
 
 function AllStores({ onPick }: { onPick: (codename: string) => void }) {
   const [page, setPage] = useState(1);
-  const [search, setSearch] = useState('');
   const [query, setQuery] = useState('');
   const list = useLoad(() => must(api.GET('/auth-api/v1/stores', { params: { query: { pageNumber: page, pageRowCount: 20, ...(query && { search: query }) } } })), [page, query]);
   return (
     <Section title="Every store">
-      <form
-        class="row"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
+      <SearchForm
+        label="Search stores"
+        onSearch={(text) => {
           setPage(1);
-          setQuery(search.trim());
+          setQuery(text);
         }}
-      >
-        <Field label="Search stores" type="search" value={search} onInput={setSearch} />
-        <button>Search</button>
-      </form>
+      />
       <ErrorText error={list.error} />
       <ul class="list">
         {(list.data?.stores ?? []).map((s) => (

@@ -3,7 +3,7 @@ import { api, must } from '../api/client';
 import type { components } from '../api/schema';
 import { rolesOf } from '../api/session';
 import type { ScreenProps } from '../nav';
-import { ErrorText, Field, Notice, Pager, Section, Select, useAction, useLoad, when } from '../ui';
+import { ErrorText, Field, Notice, Pager, SearchForm, Section, Select, Table, useAction, useLoad, when } from '../ui';
 import { roleOptions } from './roles';
 
 type User = components['schemas']['UserResponse'];
@@ -12,7 +12,6 @@ const PAGE = 20;
 // The looked-at store's users: search, pages, create, edit, reset factors, sessions.
 export default function Users({ session }: ScreenProps) {
   const [page, setPage] = useState(1);
-  const [search, setSearch] = useState('');
   const [query, setQuery] = useState('');
   const [selected, setSelected] = useState<string>();
   // `search` is sent only when there is one (the route refuses an empty one).
@@ -26,55 +25,34 @@ export default function Users({ session }: ScreenProps) {
     <>
       <h1>Users</h1>
       <Section title="Find users">
-        <form
-          class="row"
-          role="search"
-          onSubmit={(e) => {
-            e.preventDefault();
+        <SearchForm
+          label="Search by email, mobile or name"
+          onSearch={(text) => {
             setPage(1);
-            setQuery(search.trim());
+            setQuery(text);
           }}
-        >
-          <Field label="Search by email, mobile or name" type="search" value={search} onInput={setSearch} />
-          <button>Search</button>
-        </form>
+        />
         <ErrorText error={list.error} />
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Users</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Email / mobile</th>
-                <th scope="col">Role</th>
-                <th scope="col">Active</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {users.map((u) => (
-                <tr key={u.id} aria-selected={u.id === selected}>
-                  <td>{u.fullname || [u.name, u.surname].filter(Boolean).join(' ') || '—'}</td>
-                  <td>{u.email ?? u.mobile ?? '—'}</td>
-                  <td>{rolesOf(u).join(', ')}</td>
-                  <td>{u.isActive ? 'yes' : 'no'}</td>
-                  <td>
-                    <button type="button" class="secondary" onClick={() => setSelected(u.id === selected ? undefined : u.id)} aria-label={`Edit ${u.email ?? u.mobile ?? u.id}`}>
-                      {u.id === selected ? 'Close' : 'Edit'}
-                    </button>
-                  </td>
-                </tr>
-              ))}
-              {!list.loading && !list.error && !users.length && (
-                <tr>
-                  <td colSpan={5}>No users{query && ` match "${query}"`}.</td>
-                </tr>
-              )}
-            </tbody>
-          </table>
-        </div>
+        <Table columns={['Name', 'Email / mobile', 'Role', 'Active']} actions caption="Users">
+          {users.map((u) => (
+            <tr key={u.id} aria-selected={u.id === selected}>
+              <td>{u.fullname || [u.name, u.surname].filter(Boolean).join(' ') || '—'}</td>
+              <td>{u.email ?? u.mobile ?? '—'}</td>
+              <td>{rolesOf(u).join(', ')}</td>
+              <td>{u.isActive ? 'yes' : 'no'}</td>
+              <td>
+                <button type="button" class="secondary" onClick={() => setSelected(u.id === selected ? undefined : u.id)} aria-label={`Edit ${u.email ?? u.mobile ?? u.id}`}>
+                  {u.id === selected ? 'Close' : 'Edit'}
+                </button>
+              </td>
+            </tr>
+          ))}
+          {!list.loading && !list.error && !users.length && (
+            <tr>
+              <td colSpan={5}>No users{query && ` match "${query}"`}.</td>
+            </tr>
+          )}
+        </Table>
         {list.data?.paging && <Pager page={page} pages={list.data.paging.pageCount} total={list.data.paging.totalRowCount} onPage={setPage} />}
       </Section>
       {user && <EditUser key={user.id} user={user} session={session} onChanged={list.reload} />}
