@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
+import { MfaService } from '../src/identity/mfa/mfa.service.js';
 import { PasskeyService } from '../src/identity/passkey/passkey.service.js';
 import { ManualClock } from '../src/platform/clock/clock.js';
 import { expectError, login, registerStore, startApp, type RegisteredStore, type TestApp } from './helpers.js';
@@ -109,14 +110,14 @@ describe('passkeys at the API', () => {
     expectError(await loginVerify(store, { ...answerFor('x'), response: { clientDataJSON: 'not json' } }), 400, 'PasskeyVerificationFailed');
   });
 
-  it('counts and deletes a user\'s passkeys for other features, and keeps the user\'s hasPasskey right', async () => {
+  it('counts a user\'s passkeys for other features; an administrator\'s reset of the factors deletes them and keeps the user\'s hasPasskey right', async () => {
     const store = await registerStore(t.http);
     const passkeys = t.app.get(PasskeyService);
     const db = t.app.get(DataSource);
     await db.query(`INSERT INTO "passkeys" ("id", "storeId", "userId", "credentialId", "publicKey", "name", "createdAt") VALUES (gen_random_uuid(), $1, $2, $3, '\\x00', 'k', now())`, [store.storeId, store.ownerId, b64url(randomBytes(16))]);
     await db.query(`UPDATE "users" SET "hasPasskey" = true WHERE "id" = $1`, [store.ownerId]);
     expect(await passkeys.count(store.storeId, store.ownerId)).toBe(1);
-    await passkeys.deleteAllForUser(store.storeId, store.ownerId);
+    await t.app.get(MfaService).reset(store.storeId, store.ownerId, async () => undefined);
     expect(await passkeys.count(store.storeId, store.ownerId)).toBe(0);
     expect((await db.query(`SELECT "hasPasskey" FROM "users" WHERE "id" = $1`, [store.ownerId]))[0].hasPasskey).toBe(false);
   });

@@ -166,10 +166,14 @@ export class MfaService implements OnModuleInit {
 
   // An administrator's reset: the app, the recovery codes and the passkeys go, and every
   // session of the user ends (the next login enrols again where the role requires it).
-  async reset(storeId: string, userId: string): Promise<number> {
-    await this.removeTotp(storeId, userId);
-    await this.passkeys.deleteAllForUser(storeId, userId);
-    await this.users.setAppFactors(storeId, userId, { totpEnabled: false, hasPasskey: false });
+  // `inTx`: written in the factors' transaction (the reset's audit entry).
+  async reset(storeId: string, userId: string, inTx: (tx: Tx) => Promise<unknown>): Promise<number> {
+    await this.transactions.run(async (tx) => {
+      await this.removeTotp(storeId, userId, tx);
+      await this.passkeys.deleteAllForUser(storeId, userId, tx);
+      await this.users.setAppFactors(storeId, userId, { totpEnabled: false, hasPasskey: false }, tx);
+      await inTx(tx);
+    });
     return this.sessions.end(storeId, { userId });
   }
 

@@ -58,8 +58,8 @@ export class PasskeyRepository {
     return (result.affected ?? 0) > 0;
   }
 
-  async deleteAllForUser(storeId: string, userId: string): Promise<void> {
-    await this.passkeys.delete({ storeId, userId });
+  async deleteAllForUser(storeId: string, userId: string, tx?: Tx): Promise<void> {
+    await this.passkeysIn(tx).delete({ storeId, userId });
   }
 
   // Also forgets the store's expired challenges, so abandoned ceremonies do not pile up.

@@ -196,9 +196,10 @@ export class PasskeyService {
     return this.passkeys.countForUser(storeId, userId);
   }
 
-  async deleteAllForUser(storeId: string, userId: string): Promise<void> {
-    await this.passkeys.deleteAllForUser(storeId, userId);
-    await this.setHasPasskey(storeId, userId, false);
+  // Within the caller's transaction (an administrator's reset of every factor): the caller sets
+  // the user's flags and ends its sessions.
+  async deleteAllForUser(storeId: string, userId: string, tx: Tx): Promise<void> {
+    await this.passkeys.deleteAllForUser(storeId, userId, tx);
   }
 
   private rp(): WebAuthnSettings {

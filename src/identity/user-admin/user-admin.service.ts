@@ -161,9 +161,11 @@ export class UserAdminService implements OnModuleInit {
   async resetFactors(actor: SessionData, store: Tenant, id: string, context: AuditContext = {}): Promise<number> {
     const user = await this.manageable(actor, store, id);
     if (user.id === actor.userId) throw new AppError('Forbidden', 'your own factors are removed with a current code or your password (DELETE /auth-api/mfa/totp)');
-    const ended = await this.mfa.reset(store.id, user.id);
+    // The factors go with their entry, in one transaction; the sessions end after it.
+    const ended = await this.mfa.reset(store.id, user.id, (tx) =>
+      this.audit.record({ storeId: store.id, action: 'user.factor.removed', outcome: 'success', actor: auditActor(actor), target: { type: 'user', id: user.id }, details: { factor: 'all' } }, context, tx),
+    );
     this.events.emit('user.updated', { userId: user.id, storeId: store.id });
-    void this.audit.record({ storeId: store.id, action: 'user.factor.removed', outcome: 'success', actor: auditActor(actor), target: { type: 'user', id: user.id }, details: { factor: 'all', sessionsEnded: ended } }, context);
     return ended;
   }
 
