@@ -108,8 +108,7 @@ export class AuthService {
       }
       throw error;
     }
-    const result = await this.startSession(user!, meta, pending!);
-    this.recordLogin(store, user!, result, 'password', context);
+    const result = await this.startSession(store, user!, meta, pending!, 'password', context);
     // Only now, after the password matched: the strength check is CPU on the event loop.
     if (await this.users.passwordChangeRecommended(input.password, store, user!)) result.passwordChangeRecommended = true;
     return result;
@@ -128,10 +127,8 @@ export class AuthService {
   ): Promise<LoginResult> {
     if (!store.isActive) throw new AppError('StoreInactive', `store "${store.codename}" is not active`);
     const pending = this.assertMayLogIn(user);
-    const result = await this.startSession(user, meta, opts.multiFactor ? { email2FA: false, mobile2FA: false, totp2FA: false } : pending);
     const method = opts.method ?? (opts.multiFactor ? 'passkey' : meta.ssoUserId ? 'sso' : 'social');
-    this.recordLogin(store, user, result, method, opts.context ?? { ip: meta.ip, userAgent: meta.userAgent });
-    return result;
+    return this.startSession(store, user, meta, opts.multiFactor ? { email2FA: false, mobile2FA: false, totp2FA: false } : pending, method, opts.context ?? { ip: meta.ip, userAgent: meta.userAgent });
   }
 
   // A refused login (user.login.failed): the username tried is kept only as a keyed hash.
@@ -156,21 +153,6 @@ export class AuthService {
     return createHmac('sha256', this.pepper).update(`${store.id}\n${username.trim().toLowerCase()}`).digest('hex');
   }
 
-  // Queued, after the answer (a login writes its session, not the entry): never slows it.
-  // `newDevice`: none of the user's other live sessions has this user agent (the shipped,
-  // disabled notification rule emails the user on such a sign-in).
-  private recordLogin(store: Tenant, user: UserEntity, result: LoginResult, method: string, context: AuditContext): void {
-    void this.sessions
-      .fromNewDevice(result.session, context.userAgent)
-      .catch(() => false)
-      .then((newDevice) =>
-        this.audit.record(
-          { storeId: store.id, action: 'user.login.succeeded', outcome: 'success', actor: { type: 'user', id: user.id, roleId: user.roles[0] ?? null }, target: { type: 'user', id: user.id }, details: { method, newDevice } },
-          { ...context, sessionId: result.session.sessionId },
-        ),
-      );
-  }
-
   // The login's answer: the spec's session object with its tokens, and with refresh tokens on
   // the refresh token and when the access token expires.
   toResponse(result: LoginResult) {
@@ -184,9 +166,17 @@ export class AuthService {
     return this.verification.checkLogin(user);
   }
 
-  // The session cap applies in sessions.create, for every kind of login.
-  private async startSession(user: UserEntity, meta: SessionMeta, pending: PendingFactors): Promise<LoginResult> {
-    const session = await this.sessions.create(user, meta, pending);
+  // The session cap applies in sessions.create, for every kind of login. The session and the
+  // sign-in's audit entry are written in one transaction; `newDevice`: none of the user's live
+  // sessions had its user agent (the shipped, disabled notification rule emails the user then).
+  private async startSession(store: Tenant, user: UserEntity, meta: SessionMeta, pending: PendingFactors, method: string, context: AuditContext): Promise<LoginResult> {
+    const session = await this.sessions.create(user, meta, pending, ({ id, newDevice }, tx) =>
+      this.audit.record(
+        { storeId: store.id, action: 'user.login.succeeded', outcome: 'success', actor: { type: 'user', id: user.id, roleId: user.roles[0] ?? null }, target: { type: 'user', id: user.id }, details: { method, newDevice } },
+        { ...context, sessionId: id },
+        tx,
+      ),
+    );
     return { session, tokens: await this.tokens.forNewSession(session) };
   }
 }

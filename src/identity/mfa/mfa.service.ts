@@ -197,9 +197,10 @@ export class MfaService implements OnModuleInit {
   }
 
   private async complete(session: SessionData, factor: 'totp' | 'recoveryCode', context: AuditContext): Promise<SessionData> {
-    const updated = await this.sessions.completeSecondFactor(session.storeId, session.sessionId, 'totp');
+    const updated = await this.sessions.completeSecondFactor(session.storeId, session.sessionId, 'totp', (tx) =>
+      this.audit.record({ storeId: session.storeId, action: 'user.2fa.passed', outcome: 'success', actor: auditActor(session), target: { type: 'session', id: session.sessionId }, details: { factor } }, { ...context, sessionId: session.sessionId }, tx),
+    );
     if (!updated) throw new AppError('Unauthorized', 'the session has ended');
-    void this.audit.record({ storeId: session.storeId, action: 'user.2fa.passed', outcome: 'success', actor: auditActor(session), target: { type: 'session', id: session.sessionId }, details: { factor } }, { ...context, sessionId: session.sessionId });
     return updated;
   }
 

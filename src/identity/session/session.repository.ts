@@ -17,9 +17,9 @@ export class SessionRepository {
   // A login's statements (this insert, deleteExpired, idsBeyond) are plain SQL: TypeORM's save
   // read the row by id before inserting it, and its query builder cost more CPU than the
   // statements themselves (bench:auth's login storm).
-  async insert(storeId: string, session: Omit<SessionEntity, 'storeId' | 'lastSeenAt'>): Promise<SessionEntity> {
+  async insert(storeId: string, session: Omit<SessionEntity, 'storeId' | 'lastSeenAt'>, tx?: Tx): Promise<SessionEntity> {
     const row = Object.assign(new SessionEntity(), session, { storeId, lastSeenAt: null });
-    await this.dataSource.query(
+    await managerOf(this.dataSource, tx).query(
       `INSERT INTO "sessions" ("id", "storeId", "userId", "createdAt", "expiresAt", "ip", "userAgent", "ssoUserId", "needsEmail2FA", "needsMobile2FA", "needsTotp2FA")
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
       [row.id, storeId, row.userId, row.createdAt, row.expiresAt, row.ip, row.userAgent, row.ssoUserId, row.needsEmail2FA, row.needsMobile2FA, row.needsTotp2FA],
@@ -48,12 +48,13 @@ export class SessionRepository {
     return n;
   }
 
-  // Whether another live session of the user has this user agent (the new one left out).
-  async knownUserAgent(storeId: string, userId: string, userAgent: string, exceptId: string): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      'SELECT 1 FROM "sessions" WHERE "storeId" = $1 AND "userId" = $2 AND "userAgent" = $3 AND "id" <> $4 LIMIT 1',
-      [storeId, userId, userAgent.slice(0, 512), exceptId],
-    );
+  // Whether a live session of the user has this user agent.
+  async knownUserAgent(storeId: string, userId: string, userAgent: string): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query('SELECT 1 FROM "sessions" WHERE "storeId" = $1 AND "userId" = $2 AND "userAgent" = $3 LIMIT 1', [
+      storeId,
+      userId,
+      userAgent.slice(0, 512),
+    ]);
     return rows.length > 0;
   }
 
@@ -75,8 +76,10 @@ export class SessionRepository {
     );
   }
 
-  async clearFactor(storeId: string, id: string, flag: 'needsEmail2FA' | 'needsMobile2FA' | 'needsTotp2FA'): Promise<void> {
-    await this.repo().update({ storeId, id }, { [flag]: false });
+  // Whether the session was there.
+  async clearFactor(storeId: string, id: string, flag: 'needsEmail2FA' | 'needsMobile2FA' | 'needsTotp2FA', tx?: Tx): Promise<boolean> {
+    const result = await this.repo(tx).update({ storeId, id }, { [flag]: false });
+    return (result.affected ?? 0) > 0;
   }
 
   async deleteExpired(storeId: string, userId: string, now: Date): Promise<void> {

@@ -37,11 +37,21 @@ export class SessionService implements OnModuleDestroy {
     private readonly transactions: Transactions,
   ) {}
 
-  async create(user: UserEntity, meta: SessionMeta, pending: PendingFactors = { email2FA: false, mobile2FA: false }): Promise<SessionData> {
+  // `inTx`: written with the session, in its transaction (the sign-in's audit entry); it is told
+  // whether the sign-in comes from a new device: none of the user's live sessions has its user
+  // agent (a sign-in without a user agent is never called new).
+  async create(
+    user: UserEntity,
+    meta: SessionMeta,
+    pending: PendingFactors = { email2FA: false, mobile2FA: false },
+    inTx?: (session: { id: string; newDevice: boolean }, tx: Tx) => Promise<unknown>,
+  ): Promise<SessionData> {
     const now = this.clock.now();
     // Expired rows of this user go as a new one comes, so they never pile up.
     await this.sessions.deleteExpired(user.storeId, user.id, now);
-    const row = await this.sessions.insert(user.storeId, {
+    // Asked before the transaction opens: the embedded database has one connection for both.
+    const newDevice = inTx && meta.userAgent ? !(await this.sessions.knownUserAgent(user.storeId, user.id, meta.userAgent)) : false;
+    const fields = {
       id: randomUUID(),
       userId: user.id,
       createdAt: now,
@@ -52,19 +62,19 @@ export class SessionService implements OnModuleDestroy {
       needsEmail2FA: pending.email2FA,
       needsMobile2FA: pending.mobile2FA,
       needsTotp2FA: pending.totp2FA ?? false,
-    });
+    };
+    const row = inTx
+      ? await this.transactions.run(async (tx) => {
+          const inserted = await this.sessions.insert(user.storeId, fields, tx);
+          await inTx({ id: inserted.id, newDevice }, tx);
+          return inserted;
+        })
+      : await this.sessions.insert(user.storeId, fields);
     // At the cap the oldest sessions end, so a login always succeeds and forgotten devices go
     // first. Concurrent logins may each end the same old rows; none ends a newer one.
     const beyond = await this.sessions.idsBeyond(user.storeId, user.id, this.config.settings.maxSessionsPerUser);
     if (beyond.length) await this.end(user.storeId, { ids: beyond });
     return this.remember(row, user);
-  }
-
-  // A sign-in from a device none of the user's other live sessions uses (by its user agent);
-  // a login without a user agent is never called new.
-  async fromNewDevice(session: SessionData, userAgent: string | null | undefined): Promise<boolean> {
-    if (!userAgent) return false;
-    return !(await this.sessions.knownUserAgent(session.storeId, session.userId, userAgent, session.sessionId));
   }
 
   // The live session, from the cache or the database; undefined when it ended, expired or its
@@ -146,8 +156,15 @@ export class SessionService implements OnModuleDestroy {
 
   // A second factor completed: the row first, then every cached copy, so each replica reads
   // the cleared flag. The session as it is now, or undefined when it has ended meanwhile.
-  async completeSecondFactor(storeId: string, sessionId: string, factor: 'email' | 'mobile' | 'totp'): Promise<SessionData | undefined> {
-    await this.sessions.clearFactor(storeId, sessionId, FACTOR_FLAGS[factor]);
+  // `inTx`: written with the change, in its transaction (the factor's audit entry).
+  async completeSecondFactor(storeId: string, sessionId: string, factor: 'email' | 'mobile' | 'totp', inTx?: (tx: Tx) => Promise<unknown>): Promise<SessionData | undefined> {
+    if (inTx) {
+      await this.transactions.run(async (tx) => {
+        if (await this.sessions.clearFactor(storeId, sessionId, FACTOR_FLAGS[factor], tx)) await inTx(tx);
+      });
+    } else {
+      await this.sessions.clearFactor(storeId, sessionId, FACTOR_FLAGS[factor]);
+    }
     await this.cache.delete([sessionId]);
     return this.get(storeId, sessionId);
   }

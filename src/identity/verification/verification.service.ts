@@ -166,9 +166,8 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
     });
 
     if (session) {
-      const updated = await this.sessions.completeSecondFactor(storeId, session.sessionId, factor);
+      const updated = await this.sessions.completeSecondFactor(storeId, session.sessionId, factor, (tx) => this.audit.record(secondFactorEntry(session, factor, true), context, tx));
       if (!updated) throw new AppError('Unauthorized', 'the session has ended');
-      void this.audit.record(secondFactorEntry(session, factor, true), context);
       return updated;
     }
     const verified = spec.identifier === 'email' ? { emailVerified: true } : { mobileVerified: true };
