@@ -332,6 +332,65 @@ describeInBrowser(`the admin console in a real browser (${reason})`, () => {
     await shot(page, 'overview');
   }, 60_000);
 
+  it('works from the keyboard alone, and its text and controls keep WCAG AA contrast', async () => {
+    const store = await registerStore(t.http);
+    const page = await newPage();
+    await page.goto(`${origin}/console/?store=${encodeURIComponent(store.codename)}`);
+    await page.getByRole('form', { name: 'Sign in' }).waitFor();
+    // Tab to each field of the form, type, and press Enter: no mouse.
+    const focusOn = async (name: string) => {
+      for (let i = 0; i < 20; i++) {
+        if (await page.evaluate((n) => (globalThis as any).document.activeElement?.getAttribute('aria-label') === n || (globalThis as any).document.activeElement?.labels?.[0]?.textContent?.trim() === n, name)) return;
+        await page.keyboard.press('Tab');
+      }
+      throw new Error(`Tab never reached ${name}`);
+    };
+    await focusOn('Email or mobile');
+    await page.keyboard.type(store.ownerEmail);
+    await focusOn('Password');
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press('Enter');
+    await heading(page, 'Users');
+    // The skip link is the first stop and moves focus to the main content.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.textContent?.trim())).toMatch(/skip/i);
+    // A navigation link is reached by Tab and followed with Enter.
+    for (let i = 0; i < 30 && (await page.evaluate(() => (globalThis as any).document.activeElement?.textContent?.trim())) !== 'API keys'; i++) await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await heading(page, 'API keys');
+    // Every visible text and control: the contrast of its colour against the background it sits on.
+    // (in the page: the browser's globals, untyped here)
+    const worst: { ratio: number; what: string } = await page.evaluate(() => {
+      const { document, getComputedStyle } = globalThis as any;
+      const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).map(Number);
+      const lum = ([r, g, b]: number[]) => {
+        const f = (v: number) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+        return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+      };
+      const background = (el: any): number[] => {
+        for (let e = el; e; e = e.parentElement) {
+          const c = rgb(getComputedStyle(e).backgroundColor);
+          if (c.length < 4 || c[3] > 0) return c.slice(0, 3);
+        }
+        return [255, 255, 255];
+      };
+      let min = { ratio: 21, what: '' };
+      for (const el of Array.from(document.querySelectorAll('body *')) as any[]) {
+        const style = getComputedStyle(el);
+        const box = el.getBoundingClientRect();
+        if (!box.width || !box.height || style.visibility === 'hidden' || el.closest('.sr-only')) continue;
+        const text = (Array.from(el.childNodes) as any[]).some((n) => n.nodeType === 3 && n.textContent.trim());
+        if (!text && !['INPUT', 'SELECT', 'BUTTON', 'TEXTAREA'].includes(el.tagName)) continue;
+        const [a, b] = [lum(rgb(style.color)), lum(background(el))].sort((x, y) => y - x);
+        const ratio = (a + 0.05) / (b + 0.05);
+        if (ratio < min.ratio) min = { ratio, what: `${el.tagName}.${el.className} "${(el.textContent ?? '').trim().slice(0, 30)}"` };
+      }
+      return min;
+    });
+    // On failure the answer names the element with the lowest contrast.
+    expect(worst.ratio >= 4.5 ? 'AA' : worst).toBe('AA');
+  }, 60_000);
+
   it('a SaaS administrator signs in at the root and looks at a store', async () => {
     const store = await registerStore(t.http);
     const page = await newPage();
