@@ -170,6 +170,17 @@ describe('audit log', () => {
     expect(n).toBe(res.body.verified - 1);
   });
 
+  it('concurrent sign-ins of one store, each written with its session: every one answered, one chain', async () => {
+    const o = await ownerOfNewStore(t);
+    const member = await addUser(t, o);
+    const answers = await Promise.all(Array.from({ length: 16 }, () => t.http.post('/auth-api/login').set(HEADER, o.store.codename).send({ username: member.email, password: PASSWORD })));
+    expect(answers.map((r) => r.status)).toEqual(Array(16).fill(200));
+    await t.app.get(AuditService).flush();
+    const res = await t.http.get(`${LOGS}/verify`).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`).expect(200);
+    expect(res.body.firstBrokenId).toBeNull();
+    expect((await entries(t, o, { action: 'user.login.succeeded', targetId: member.id })).length).toBe(16);
+  });
+
   it('filters and keyset pages: every entry once, newest first; the envelope pages too', async () => {
     const o = await ownerOfNewStore(t);
     for (let i = 0; i < 7; i++) {

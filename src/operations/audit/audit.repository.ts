@@ -54,6 +54,9 @@ export class AuditRepository {
   // Within `tx` when given (the entry commits or rolls back with the change it records).
   append(storeId: string, entries: NewAuditEntry[], tx?: Tx): Promise<AuditEntryEntity[]> {
     const work = async (m: EntityManager) => {
+      // Two statements, not one: under READ COMMITTED a statement reads the snapshot taken when it
+      // starts, so a read in the statement that waits for the lock would miss the entry of the
+      // writer it waited for (a duplicate seq, seen under concurrent sign-ins).
       await m.query('SELECT pg_advisory_xact_lock($1::int, hashtext($2))', [CHAIN_LOCK_SPACE, storeId]);
       const [last] = (await m.query('SELECT "seq", "hash" FROM "audit_log" WHERE "storeId" = $1 ORDER BY "seq" DESC LIMIT 1', [storeId])) as { seq: string; hash: string }[];
       let seq = last ? BigInt(last.seq) : 0n;
