@@ -1,3 +1,4 @@
+import { AppError } from '../../kernel/errors.js';
 import type { ChannelName } from '../../platform/config/notification-settings.js';
 import type { VerificationFlow } from '../../platform/config/verification-settings.js';
 
@@ -21,3 +22,16 @@ export const FLOWS: Record<VerificationFlow, FlowSpec> = {
 
 // Wrong submissions a code survives; the next evaluation is refused and the code is dead.
 export const MAX_ATTEMPTS = 5;
+
+export function invalidCode(): AppError {
+  return new AppError('VerificationCodeInvalid', 'the code is not valid');
+}
+
+// Why a code was not evaluated, from its row: dead after too many attempts, expired, or none
+// (never sent, used already, or a link that does not exist).
+export function whyNotSpent(row: { consumedAt: Date | null; attempts: number; expiresAt: Date } | null, now: Date): AppError {
+  if (!row || row.consumedAt) return invalidCode();
+  if (row.attempts >= MAX_ATTEMPTS) return new AppError('VerificationAttemptsExceeded', 'too many wrong codes: request a new one');
+  if (row.expiresAt <= now) return new AppError('VerificationCodeExpired', 'the code has expired: request a new one');
+  return invalidCode();
+}

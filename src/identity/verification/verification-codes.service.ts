@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { AppError } from '../../kernel/errors.js';
 import { Clock } from '../../platform/clock/clock.js';
 import { AppConfig } from '../../platform/config/app-config.js';
-import { MAX_ATTEMPTS } from './flows.js';
+import { invalidCode, MAX_ATTEMPTS, whyNotSpent } from './flows.js';
 import { VerificationRepository, type CodeLookup } from './verification.repository.js';
 
 // What other features (passwordless sign-in) use of the verification codes: the same table,
@@ -98,7 +98,7 @@ export class VerificationCodes {
   private async spend(storeId: string, purpose: string | readonly string[], lookup: CodeLookup, hash: string): Promise<SpentCode> {
     const now = this.clock.now();
     const consumed = await this.codes.consume(storeId, purpose, lookup, hash, now, MAX_ATTEMPTS);
-    if (!consumed) throw await this.whyNot(storeId, purpose, lookup, now);
+    if (!consumed) throw whyNotSpent(await this.codes.find(storeId, purpose, lookup), now);
     if (!consumed.ok) throw invalidCode();
     return { purpose: consumed.purpose, subject: consumed.subject, userId: consumed.userId };
   }
@@ -112,17 +112,4 @@ export class VerificationCodes {
   private linkHash(storeId: string, token: string): string {
     return createHmac('sha256', this.pepper).update(`${storeId}\nlink-token\n${token}`).digest('hex');
   }
-
-  // A code that was not evaluated: dead after too many attempts, expired, or none.
-  private async whyNot(storeId: string, purpose: string | readonly string[], lookup: CodeLookup, now: Date): Promise<AppError> {
-    const row = await this.codes.find(storeId, purpose, lookup);
-    if (!row || row.consumedAt) return invalidCode();
-    if (row.attempts >= MAX_ATTEMPTS) return new AppError('VerificationAttemptsExceeded', 'too many wrong codes: request a new one');
-    if (row.expiresAt <= now) return new AppError('VerificationCodeExpired', 'the code has expired: request a new one');
-    return invalidCode();
-  }
-}
-
-function invalidCode(): AppError {
-  return new AppError('VerificationCodeInvalid', 'the code is not valid');
 }

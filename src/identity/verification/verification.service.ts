@@ -15,7 +15,7 @@ import { AuditLog, auditContextOf, type AuditInput } from '../../kernel/audit.js
 import type { Tx } from '../../platform/database/transactions.js';
 import type { UserEntity } from '../user/index.js';
 import { UserService } from '../user/user.service.js';
-import { FLOWS, MAX_ATTEMPTS, type FlowSpec } from './flows.js';
+import { FLOWS, invalidCode, MAX_ATTEMPTS, whyNotSpent, type FlowSpec } from './flows.js';
 import { PASSWORD_CHANGED_TEMPLATE, VERIFICATION_TEMPLATES } from './verification-templates.js';
 import { toStartAnswer, type CompleteAnswer, type CompleteVerificationInput, type StartAnswer, type StartVerificationInput } from './verification.dto.js';
 import { VerificationRepository, type CodeLookup } from './verification.repository.js';
@@ -197,7 +197,7 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
   // Uses the code up: the code's row and its user, or the error the caller gets.
   private async spend(storeId: string, flow: VerificationFlow, spec: FlowSpec, lookup: CodeLookup, codeHash: string, now: Date, session: SessionData | undefined) {
     const consumed = await this.codes.consume(storeId, flow, lookup, codeHash, now, MAX_ATTEMPTS);
-    if (!consumed) throw await this.whyNot(storeId, flow, lookup, now);
+    if (!consumed) throw whyNotSpent(await this.codes.find(storeId, flow, lookup), now);
     if (!consumed.ok || !consumed.userId || (session && consumed.sessionId !== session.sessionId)) throw invalidCode();
     const user = await this.users.findById(storeId, consumed.userId);
     // The identifier may have changed since the code was sent: the code proved the old one.
@@ -255,20 +255,6 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
     const seconds = Math.max(1, Math.ceil((sentAt.getTime() + setting.resendTimeWindow * 1000 - now.getTime()) / 1000));
     return new AppError('VerificationResendTooSoon', `a new code can be requested in ${seconds} seconds`, { 'Retry-After': String(seconds) });
   }
-
-  // A code that was not evaluated: dead after too many attempts, expired, or none (never sent,
-  // used already, or a link that does not exist).
-  private async whyNot(storeId: string, flow: VerificationFlow, lookup: CodeLookup, now: Date): Promise<AppError> {
-    const row = await this.codes.find(storeId, flow, lookup);
-    if (!row || row.consumedAt) return invalidCode();
-    if (row.attempts >= MAX_ATTEMPTS) return new AppError('VerificationAttemptsExceeded', 'too many wrong codes: request a new one');
-    if (row.expiresAt <= now) return new AppError('VerificationCodeExpired', 'the code has expired: request a new one');
-    return invalidCode();
-  }
-}
-
-function invalidCode(): AppError {
-  return new AppError('VerificationCodeInvalid', 'the code is not valid');
 }
 
 function secondFactorEntry(session: SessionData, factor: string, passed: boolean): AuditInput {
