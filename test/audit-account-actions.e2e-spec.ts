@@ -7,7 +7,7 @@ import { AuditService } from '../src/operations/audit/audit.service.js';
 import { mintMachineToken } from '../src/identity/m2m/machine-token.js';
 import { SocialService } from '../src/identity/social/social.service.js';
 import { login, PASSWORD, registerStore, startApp, unique, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
-import { startRemoteSessionService, type RemoteSessionPeer } from './oauth-peers.js';
+import { remoteSessionSettings, startRemoteSessionService, type RemoteSessionPeer } from './oauth-peers.js';
 
 // The account actions of the audit log, one test each: the action happens, its entry is there
 // with who did it to whom and how it went, and the entries carry no password, code or token.
@@ -315,20 +315,7 @@ describe('audit log: remote logins', () => {
     peer = await startRemoteSessionService();
     t = await startApp({
       settings: {
-        remoteSession: {
-          enabled: true,
-          issuer: peer.issuer,
-          audience: 'identity-service',
-          jwksUrl: `${peer.url}/jwks.json`,
-          sessionIdPath: 'sid',
-          requestUrl: `${peer.url}/sessions/{sessionId}`,
-          method: 'GET',
-          sessionLocation: 'data.session',
-          emailPath: 'user.email',
-          stores: [trusting],
-          timeoutMs: 500,
-          cacheSeconds: 5,
-        },
+        remoteSession: remoteSessionSettings(peer, [trusting]),
       },
     });
   }, 60_000);

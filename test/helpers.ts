@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { describe, expect } from '@jest/globals';
 import request from 'supertest';
@@ -56,6 +56,11 @@ export function unique(prefix = 't'): string {
 
 export function uniqueEmail(): string {
   return `${unique('u')}@example.com`;
+}
+
+// A valid US mobile number, different in most calls.
+export function randomMobile(): string {
+  return `+1415555${randomInt(1000, 10000)}`;
 }
 
 export interface RegisteredStore {

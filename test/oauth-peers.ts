@@ -140,6 +140,24 @@ export interface RemoteSessionPeer {
   close(): Promise<void>;
 }
 
+// The service's remoteSession settings pointed at `peer`, trusted by `stores`.
+export function remoteSessionSettings(peer: RemoteSessionPeer, stores: string[]) {
+  return {
+    enabled: true,
+    issuer: peer.issuer,
+    audience: 'identity-service',
+    jwksUrl: `${peer.url}/jwks.json`,
+    sessionIdPath: 'sid',
+    requestUrl: `${peer.url}/sessions/{sessionId}`,
+    method: 'GET' as const,
+    sessionLocation: 'data.session',
+    emailPath: 'user.email',
+    stores,
+    timeoutMs: 500,
+    cacheSeconds: 5,
+  };
+}
+
 // A remote service that issues its own session tokens (ES256, published as a JWKS) and answers
 // `GET /sessions/{id}` and `POST /sessions/lookup` with `{ data: { session } }`, 404 when unknown.
 export async function startRemoteSessionService(): Promise<RemoteSessionPeer> {

@@ -1,4 +1,3 @@
-import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ParsedMail } from 'mailparser';
 import { DataSource } from 'typeorm';
@@ -8,7 +7,7 @@ import { AuditService } from '../src/operations/audit/audit.service.js';
 import { FakeApi, type Received } from './fake-api.js';
 import { smtp, startMailServer, type MailServer } from './mail-server.js';
 import { codeAt, TOTP_STEP_MS } from './totp-codes.js';
-import { cookieNamed, describeWithRedis, expectError, login, PASSWORD, registerStore, startApp, unique, uniqueEmail, waitFor, type RegisteredStore, type TestApp } from './helpers.js';
+import { cookieNamed, describeWithRedis, expectError, login, PASSWORD, registerStore, startApp, unique, uniqueEmail, waitFor, randomMobile, type RegisteredStore, type TestApp } from './helpers.js';
 
 // Passwordless sign-in end to end: by code and by link, by email and by SMS, in testMode (the
 // secrets come back in the `start` answer) and in liveMode (read from the mail and the SMS the
@@ -19,9 +18,6 @@ const HEADER = 'svc-store-codename';
 const P = '/auth-api/passwordless';
 const START_KEYS = ['codeIndex', 'date', 'expireTime', 'secretCode', 'secretToken', 'status', 'timeStamp', 'verificationType'];
 
-function randomMobile(): string {
-  return `+1415555${randomInt(1000, 10000)}`;
-}
 
 interface User {
   id: string;

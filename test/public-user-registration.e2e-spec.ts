@@ -1,6 +1,5 @@
-import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { login, PASSWORD, registerStore, startApp, uniqueEmail, type TestApp } from './helpers.js';
+import { login, PASSWORD, registerStore, startApp, uniqueEmail, randomMobile, type TestApp } from './helpers.js';
 
 // POST /auth-api/users opened by userRegisterIsPublic is a registration: its answer carries the
 // same verification flags as the register routes, so the client starts those flows next. An
@@ -9,9 +8,6 @@ import { login, PASSWORD, registerStore, startApp, uniqueEmail, type TestApp } f
 const HEADER = 'svc-store-codename';
 const USERS = '/auth-api/users';
 
-function randomMobile(): string {
-  return `+1415555${randomInt(1000, 10000)}`;
-}
 
 describe('POST /auth-api/users as a public registration (userRegisterIsPublic, verification flows on)', () => {
   let t: TestApp;

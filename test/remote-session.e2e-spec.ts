@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ManualClock } from '../src/platform/clock/clock.js';
 import { expectError, login, PASSWORD, registerStore, startApp, unique, uniqueEmail, type TestApp } from './helpers.js';
-import { startRemoteSessionService, type RemoteSessionPeer } from './oauth-peers.js';
+import { remoteSessionSettings, startRemoteSessionService, type RemoteSessionPeer } from './oauth-peers.js';
 
 // Bearer tokens of a remote service (settings remoteSession), against a small remote service
 // on loopback that signs its tokens with a key of its own and answers for its sessions.
@@ -26,20 +26,7 @@ describe('remote sessions (GET, session id in the address)', () => {
     t = await startApp({
       clock,
       settings: {
-        remoteSession: {
-          enabled: true,
-          issuer: peer.issuer,
-          audience: 'identity-service',
-          jwksUrl: `${peer.url}/jwks.json`,
-          sessionIdPath: 'sid',
-          requestUrl: `${peer.url}/sessions/{sessionId}`,
-          method: 'GET',
-          sessionLocation: 'data.session',
-          emailPath: 'user.email',
-          stores: [trusting],
-          timeoutMs: 500,
-          cacheSeconds: 5,
-        },
+        remoteSession: remoteSessionSettings(peer, [trusting]),
       },
     });
   }, 60_000);

@@ -1,11 +1,10 @@
-import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { ManualClock } from '../src/platform/clock/clock.js';
 import type { SettingsOverrides } from '../src/platform/config/settings.js';
 import { EventPublisher } from '../src/messaging/broker/event-publisher.js';
 import { VerificationRepository } from '../src/identity/verification/verification.repository.js';
-import { expectError, login, PASSWORD, registerStore, startApp, uniqueEmail, waitFor, type RegisteredStore, type TestApp } from './helpers.js';
+import { expectError, login, PASSWORD, registerStore, startApp, uniqueEmail, waitFor, randomMobile, type RegisteredStore, type TestApp } from './helpers.js';
 
 // The six verification flows in testMode (the code comes back in the `start` answer), their
 // windows on a clock the test moves, brute force, codes out of their store or flow, no account
@@ -18,9 +17,6 @@ const CURRENT = '/auth-api/currentuser';
 const NEW_PASSWORD = 'a brand new secret';
 const START_KEYS = ['codeIndex', 'date', 'expireTime', 'secretCode', 'status', 'timeStamp', 'verificationType'];
 
-function randomMobile(): string {
-  return `+1415555${randomInt(1000, 10000)}`;
-}
 
 interface User {
   id: string;
