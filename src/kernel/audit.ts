@@ -82,16 +82,19 @@ export type AuditAction = keyof typeof AUDIT_ACTIONS;
 // login) the entry is queued and written in batches, never slowing the answer, and a graceful
 // shutdown writes what is queued.
 export abstract class AuditLog {
+  // Whether anything is recorded (settings.auditLog.enabled): work done only for an entry can be
+  // skipped when not.
+  abstract readonly enabled: boolean;
   abstract record(input: AuditInput, context?: AuditContext, tx?: Tx): Promise<void>;
 }
 
 // The request's part of an entry: its address, user agent, request id and the caller's session.
 export function auditContext(req: ContextRequest, sessionId?: string | null): AuditContext {
-  const agent = req.headers['user-agent'];
-  return { ip: req.ip ?? null, userAgent: agent ?? null, requestId: req.ctx?.requestId ?? null, sessionId: sessionId ?? req.ctx?.session?.sessionId ?? null };
+  return auditContextOf(req.ctx, sessionId);
 }
 
-// The same from the request's context, for services given the context rather than the request.
+// The same from the request's context (the request-context middleware reads the address and
+// user agent once), for services given the context rather than the request.
 export function auditContextOf(ctx: RequestContext, sessionId?: string | null): AuditContext {
   return { ip: ctx.ip, userAgent: ctx.userAgent, requestId: ctx.requestId, sessionId: sessionId ?? ctx.session?.sessionId ?? null };
 }

@@ -4,6 +4,7 @@ import bcrypt from 'bcrypt';
 import { AuditLog, type AuditContext } from '../../kernel/audit.js';
 import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
+import type { Tx } from '../../platform/database/transactions.js';
 import { RateLimits } from '../../kernel/rate-limit/rate-limit.js';
 import { SessionService } from '../session/session.service.js';
 import type { PendingFactors, SessionData, SessionMeta } from '../../kernel/principal.js';
@@ -170,13 +171,16 @@ export class AuthService {
   // sign-in's audit entry are written in one transaction; `newDevice`: none of the user's live
   // sessions had its user agent (the shipped, disabled notification rule emails the user then).
   private async startSession(store: Tenant, user: UserEntity, meta: SessionMeta, pending: PendingFactors, method: string, context: AuditContext): Promise<LoginResult> {
-    const session = await this.sessions.create(user, meta, pending, ({ id, newDevice }, tx) =>
-      this.audit.record(
-        { storeId: store.id, action: 'user.login.succeeded', outcome: 'success', actor: { type: 'user', id: user.id, roleId: user.roles[0] ?? null }, target: { type: 'user', id: user.id }, details: { method, newDevice } },
-        { ...context, sessionId: id },
-        tx,
-      ),
-    );
+    // With the log off, no transaction and no new-device lookup.
+    const recorded = !this.audit.enabled
+      ? undefined
+      : ({ id, newDevice }: { id: string; newDevice: boolean }, tx: Tx) =>
+          this.audit.record(
+            { storeId: store.id, action: 'user.login.succeeded', outcome: 'success', actor: { type: 'user', id: user.id, roleId: user.roles[0] ?? null }, target: { type: 'user', id: user.id }, details: { method, newDevice } },
+            { ...context, sessionId: id },
+            tx,
+          );
+    const session = await this.sessions.create(user, meta, pending, recorded);
     return { session, tokens: await this.tokens.forNewSession(session) };
   }
 }

@@ -65,9 +65,13 @@ export class AuditService extends AuditLog implements OnApplicationBootstrap, Be
     logger.setContext('AuditLog');
   }
 
+  get enabled(): boolean {
+    return this.config.settings.auditLog.enabled;
+  }
+
   // With a transaction: written in it. Without: queued, written within ~200 ms in batches.
   async record(input: AuditInput, context: AuditContext = {}, tx?: Tx): Promise<void> {
-    if (!this.config.settings.auditLog.enabled) return;
+    if (!this.enabled) return;
     const entry = this.toEntry(input, context);
     if (tx) {
       const written = await this.entries.append(input.storeId, [entry], tx);
