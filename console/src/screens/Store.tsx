@@ -8,7 +8,6 @@ import { ErrorText, Field, Notice, Pager, SearchForm, Section, useAction, useLoa
 type StoreRecord = components['schemas']['StoreResponse'];
 
 // The looked-at store's record (GET/PATCH /v1/store); for SaaS administrators, every store.
-// Its routes come from the API branch of issue 28.
 export default function StoreScreen({ session }: ScreenProps) {
   const record = useLoad(() => must(api.GET('/auth-api/v1/store')), []);
   return (
