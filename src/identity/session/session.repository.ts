@@ -17,14 +17,22 @@ export class SessionRepository {
   // A login's statements (this insert, deleteExpired, idsBeyond) are plain SQL: TypeORM's save
   // read the row by id before inserting it, and its query builder cost more CPU than the
   // statements themselves (bench:auth's login storm).
-  async insert(storeId: string, session: Omit<SessionEntity, 'storeId' | 'lastSeenAt'>, tx?: Tx): Promise<SessionEntity> {
+  // `askKnownDevice`: the answer also says whether another session of the user has the new one's
+  // user agent, read by the same statement (whose reads do not see the row it inserts).
+  async insert(
+    storeId: string,
+    session: Omit<SessionEntity, 'storeId' | 'lastSeenAt'>,
+    tx?: Tx,
+    askKnownDevice = false,
+  ): Promise<{ row: SessionEntity; knownDevice: boolean }> {
     const row = Object.assign(new SessionEntity(), session, { storeId, lastSeenAt: null });
-    await managerOf(this.dataSource, tx).query(
+    const returned: { known: boolean }[] = await managerOf(this.dataSource, tx).query(
       `INSERT INTO "sessions" ("id", "storeId", "userId", "createdAt", "expiresAt", "ip", "userAgent", "ssoUserId", "needsEmail2FA", "needsMobile2FA", "needsTotp2FA")
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)` +
+        (askKnownDevice ? ' RETURNING EXISTS (SELECT 1 FROM "sessions" WHERE "storeId" = $2 AND "userId" = $3 AND "userAgent" = $7) AS "known"' : ''),
       [row.id, storeId, row.userId, row.createdAt, row.expiresAt, row.ip, row.userAgent, row.ssoUserId, row.needsEmail2FA, row.needsMobile2FA, row.needsTotp2FA],
     );
-    return row;
+    return { row, knownDevice: askKnownDevice && returned[0].known };
   }
 
   findById(storeId: string, id: string): Promise<SessionEntity | null> {
@@ -46,16 +54,6 @@ export class SessionRepository {
   async countLive(storeId: string, now: Date): Promise<number> {
     const [{ n }]: { n: number }[] = await this.dataSource.query('SELECT count(*)::int AS "n" FROM "sessions" WHERE "storeId" = $1 AND "expiresAt" > $2', [storeId, now]);
     return n;
-  }
-
-  // Whether a live session of the user has this user agent.
-  async knownUserAgent(storeId: string, userId: string, userAgent: string): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query('SELECT 1 FROM "sessions" WHERE "storeId" = $1 AND "userId" = $2 AND "userAgent" = $3 LIMIT 1', [
-      storeId,
-      userId,
-      userAgent.slice(0, 512),
-    ]);
-    return rows.length > 0;
   }
 
   // The user's sessions after the newest `keep`: the ones a cap ends.

@@ -49,8 +49,6 @@ export class SessionService implements OnModuleDestroy {
     const now = this.clock.now();
     // Expired rows of this user go as a new one comes, so they never pile up.
     await this.sessions.deleteExpired(user.storeId, user.id, now);
-    // Asked before the transaction opens: the embedded database has one connection for both.
-    const newDevice = inTx && meta.userAgent ? !(await this.sessions.knownUserAgent(user.storeId, user.id, meta.userAgent)) : false;
     const fields = {
       id: randomUUID(),
       userId: user.id,
@@ -65,11 +63,11 @@ export class SessionService implements OnModuleDestroy {
     };
     const row = inTx
       ? await this.transactions.run(async (tx) => {
-          const inserted = await this.sessions.insert(user.storeId, fields, tx);
-          await inTx({ id: inserted.id, newDevice }, tx);
-          return inserted;
+          const { row, knownDevice } = await this.sessions.insert(user.storeId, fields, tx, fields.userAgent !== null);
+          await inTx({ id: row.id, newDevice: fields.userAgent !== null && !knownDevice }, tx);
+          return row;
         })
-      : await this.sessions.insert(user.storeId, fields);
+      : (await this.sessions.insert(user.storeId, fields)).row;
     // At the cap the oldest sessions end, so a login always succeeds and forgotten devices go
     // first. Concurrent logins may each end the same old rows; none ends a newer one.
     const beyond = await this.sessions.idsBeyond(user.storeId, user.id, this.config.settings.maxSessionsPerUser);

@@ -30,12 +30,17 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
 
-// hash = SHA-256(prevHash ‖ canonical JSON of the entry); the first entry of a store has no
-// prevHash (the empty string).
+// An entry's canonical text is `before + seq + after`: split around its place in the chain, so
+// the database can hash an entry whose seq it gives (AuditRepository.append).
+export function canonicalAround(e: Omit<ChainedFields, 'seq'>): [before: string, after: string] {
+  const head = [e.id, e.storeId];
+  const tail = [e.at.toISOString(), e.action, e.outcome, e.reason, e.actorType, e.actorId, e.actorRoleId, e.targetType, e.targetId, e.ip, e.userAgent, e.requestId, e.sessionId, e.details];
+  return [`[${head.map(canonicalJson).join(',')},"`, `",${tail.map(canonicalJson).join(',')}]`];
+}
+
+// hash = SHA-256(prevHash ‖ canonical JSON of the entry's fields, in ChainedFields' order); the
+// first entry of a store has no prevHash (the empty string).
 export function chainHash(prevHash: string | null, e: ChainedFields): string {
-  const fields = [
-    e.id, e.storeId, String(e.seq), e.at.toISOString(), e.action, e.outcome, e.reason, e.actorType, e.actorId, e.actorRoleId,
-    e.targetType, e.targetId, e.ip, e.userAgent, e.requestId, e.sessionId, e.details,
-  ];
-  return createHash('sha256').update(prevHash ?? '').update(canonicalJson(fields)).digest('hex');
+  const [before, after] = canonicalAround(e);
+  return createHash('sha256').update(prevHash ?? '').update(`${before}${String(e.seq)}${after}`).digest('hex');
 }

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import { AppConfig } from '../../platform/config/app-config.js';
 import { managerOf, type Tx } from '../../platform/database/transactions.js';
-import { chainHash } from './audit-chain.js';
+import { canonicalAround, chainHash } from './audit-chain.js';
 import { AuditEntryEntity } from './audit.entity.js';
 
 export type NewAuditEntry = Omit<AuditEntryEntity, 'storeId' | 'seq' | 'prevHash' | 'hash'>;
@@ -43,21 +44,60 @@ export const COUNT_PER_PERIOD_SQL = `SELECT date_trunc($5::text, "at", 'UTC') AS
 // the seed and the signing keys).
 const CHAIN_LOCK_SPACE = 0x4155_4454; // "AUDT"
 
+// An entry's columns in the order `append` writes them, with their types.
+const COLUMNS = {
+  id: 'uuid', storeId: 'uuid', seq: 'bigint', at: 'timestamptz', action: 'varchar', outcome: 'varchar', reason: 'varchar',
+  actorType: 'varchar', actorId: 'varchar', actorRoleId: 'varchar', targetType: 'varchar', targetId: 'varchar', ip: 'varchar',
+  userAgent: 'varchar', requestId: 'varchar', sessionId: 'varchar', details: 'jsonb', prevHash: 'char', hash: 'char',
+} as const satisfies Record<keyof AuditEntryEntity, string>;
+type Column = keyof typeof COLUMNS;
+const ALL = Object.keys(COLUMNS) as Column[];
+const INSERT_ROWS = 1_000;
+const INSERT_INTO = `INSERT INTO "audit_log" (${ALL.map((c) => `"${c}"`).join(', ')}) VALUES `;
+
+// One entry after the store's last, in one statement: the database gives it the next seq and
+// the last entry's hash, and hashes it as chainHash does ($20 and $21: the canonical text before
+// and after the seq; audit-chain.ts).
+const GIVEN = ALL.filter((c) => c !== 'seq' && c !== 'prevHash' && c !== 'hash');
+const APPEND_ONE = `WITH "last" AS (SELECT "seq", "hash" FROM "audit_log" WHERE "storeId" = $2::uuid ORDER BY "seq" DESC LIMIT 1),
+  "next" AS (SELECT coalesce((SELECT "seq" FROM "last"), 0) + 1 AS "seq", (SELECT "hash" FROM "last") AS "prevHash")
+  INSERT INTO "audit_log" (${[...GIVEN, 'seq', 'prevHash', 'hash'].map((c) => `"${c}"`).join(', ')})
+  SELECT ${GIVEN.map((c, i) => `$${i + 1}::${COLUMNS[c]}`).join(', ')}, "seq", "prevHash",
+    encode(sha256(convert_to(coalesce("prevHash", '') || $${GIVEN.length + 1}::text || "seq"::text || $${GIVEN.length + 2}::text, 'UTF8')), 'hex')
+  FROM "next"
+  RETURNING "seq", "prevHash", "hash"`;
+
+function param(row: Partial<AuditEntryEntity>, c: Column): unknown {
+  return c === 'details' && row.details ? JSON.stringify(row.details) : row[c];
+}
+
 // Tenant-level: every method takes the store id first and has it in every query, except the
 // retention sweep (every store's old entries).
 @Injectable()
 export class AuditRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  // The embedded database runs one transaction at a time (its one session belongs to a
+  // connection for the whole of a transaction), so there the chain needs no lock of its own.
+  private readonly chainLock: boolean;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    config: AppConfig,
+  ) {
+    this.chainLock = !config.embeddedDatabase;
+  }
 
   // Appends entries to the store's chain: one writer per store at a time on every replica (a
   // transaction-level advisory lock), so two writers never chain to the same last entry.
   // Within `tx` when given (the entry commits or rolls back with the change it records).
+  // Plain SQL, as a login's other statements: a sign-in writes its entry here.
   append(storeId: string, entries: NewAuditEntry[], tx?: Tx): Promise<AuditEntryEntity[]> {
     const work = async (m: EntityManager) => {
-      // Two statements, not one: under READ COMMITTED a statement reads the snapshot taken when it
-      // starts, so a read in the statement that waits for the lock would miss the entry of the
-      // writer it waited for (a duplicate seq, seen under concurrent sign-ins).
-      await m.query('SELECT pg_advisory_xact_lock($1::int, hashtext($2))', [CHAIN_LOCK_SPACE, storeId]);
+      // The lock and the read of the last entry are two statements, not one: under READ
+      // COMMITTED a statement reads the snapshot taken when it starts, so a read in the statement
+      // that waits for the lock would miss the entry of the writer it waited for (a duplicate
+      // seq, seen under concurrent sign-ins).
+      if (this.chainLock) await m.query('SELECT pg_advisory_xact_lock($1::int, hashtext($2))', [CHAIN_LOCK_SPACE, storeId]);
+      if (entries.length === 1) return [await this.appendOne(m, { ...entries[0], storeId })];
       const [last] = (await m.query('SELECT "seq", "hash" FROM "audit_log" WHERE "storeId" = $1 ORDER BY "seq" DESC LIMIT 1', [storeId])) as { seq: string; hash: string }[];
       let seq = last ? BigInt(last.seq) : 0n;
       let prevHash: string | null = last?.hash ?? null;
@@ -68,10 +108,21 @@ export class AuditRepository {
         prevHash = row.hash;
         return row;
       });
-      await m.createQueryBuilder().insert().into(AuditEntryEntity).values(rows as never[]).execute();
+      // A statement takes at most 65,535 parameters: a long queue goes in slices.
+      for (let from = 0; from < rows.length; from += INSERT_ROWS) {
+        const slice = rows.slice(from, from + INSERT_ROWS);
+        const values = slice.map((_, r) => `(${ALL.map((_, c) => `$${r * ALL.length + c + 1}`).join(', ')})`);
+        await m.query(INSERT_INTO + values.join(', '), slice.flatMap((row) => ALL.map((c) => param(row, c))));
+      }
       return rows;
     };
     return tx ? work(managerOf(this.dataSource, tx)) : this.dataSource.transaction(work);
+  }
+
+  // A sign-in's entry (or any one alone): one statement instead of a read and an insert.
+  private async appendOne(m: EntityManager, entry: Omit<AuditEntryEntity, 'seq' | 'prevHash' | 'hash'>): Promise<AuditEntryEntity> {
+    const [returned] = (await m.query(APPEND_ONE, [...GIVEN.map((c) => param(entry, c)), ...canonicalAround(entry)])) as [{ seq: string; prevHash: string | null; hash: string }];
+    return { ...entry, ...returned };
   }
 
   // A page of the store's entries matching `filter`, newest first, after `position`.

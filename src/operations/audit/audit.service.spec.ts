@@ -69,6 +69,11 @@ describe('the audit chain', () => {
     expect(chainHash('prev', { ...base, details: null })).not.toBe(chainHash(null, { ...base, details: null }));
   });
 
+  it('hashes as the chains already stored do (a fixed entry, its digest from the first release of the chain)', () => {
+    const entry = { id: 'e', storeId: STORE, seq: '12', at: new Date(0), action: 'user.login.succeeded', outcome: 'success', reason: null, actorType: 'user', actorId: 'u"1', actorRoleId: null, targetType: 'user', targetId: 'é', ip: null, userAgent: null, requestId: null, sessionId: null, details: { b: 1, a: [1, 'x'] } };
+    expect(chainHash('ab'.repeat(32), entry)).toBe('7b3ed62bfdf03be3c75921570ffd5991785c31b9ee4e4f003a910753e136e127');
+  });
+
   it('a removed entry breaks the chain at the one after it', async () => {
     const entries = new MemoryEntries();
     const { audit } = service(entries);

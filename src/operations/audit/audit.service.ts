@@ -179,7 +179,11 @@ export class AuditService extends AuditLog implements OnApplicationBootstrap, Be
   // that the oldest are dropped and the log says how many.
   private async write(batch: QueuedEntry[]): Promise<void> {
     const byStore = new Map<string, NewAuditEntry[]>();
-    for (const { storeId, entry } of batch) byStore.set(storeId, [...(byStore.get(storeId) ?? []), entry]);
+    for (const { storeId, entry } of batch) {
+      const entries = byStore.get(storeId);
+      if (entries) entries.push(entry);
+      else byStore.set(storeId, [entry]);
+    }
     const failed: QueuedEntry[] = [];
     for (const [storeId, entries] of byStore) {
       try {
