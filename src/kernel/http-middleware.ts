@@ -54,7 +54,8 @@ export function requestContext(onEnd: readonly RequestEndHook[], open?: OpenRequ
     res.setHeader('x-request-id', requestId);
     res.setHeader('Cache-Control', 'no-store');
     if (protocol === 'https') res.setHeader('Strict-Transport-Security', HSTS);
-    res.once('close', () => {
+    // `on`, not `once` (an answer closes once; `once` wraps each listener in two more objects).
+    res.on('close', () => {
       open?.delete(res);
       for (const hook of onEnd) hook(req as ContextRequest, res);
     });

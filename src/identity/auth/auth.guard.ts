@@ -30,11 +30,13 @@ export class AuthGuard implements CanActivate {
     private readonly access: AccessService,
   ) {}
 
+  // Each handler's policy as its decorators declare it (read once: they do not change).
+  private readonly policies = new WeakMap<object, AuthPolicy | 'public' | undefined>();
+
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride(Public, targets)) return true;
-    const policy = this.reflector.getAllAndOverride(Authenticated, targets);
+    const policy = this.policyOf(context);
+    if (policy === 'public') return true;
     if (!policy) throw new AppError('Forbidden', 'route has no policy'); // PolicyAudit stops this at boot
     const req = context.switchToHttp().getRequest<ContextRequest>();
 
@@ -47,6 +49,15 @@ export class AuthGuard implements CanActivate {
       if (policy.noLoginShape && noLogin) throw new AppError('NoLoginFound');
       throw error;
     }
+  }
+
+  private policyOf(context: ExecutionContext): AuthPolicy | 'public' | undefined {
+    const handler = context.getHandler();
+    if (this.policies.has(handler)) return this.policies.get(handler);
+    const targets = [handler, context.getClass()];
+    const policy = this.reflector.getAllAndOverride(Public, targets) ? 'public' : this.reflector.getAllAndOverride(Authenticated, targets);
+    this.policies.set(handler, policy);
+    return policy;
   }
 
   private async authenticate(req: ContextRequest, policy: AuthPolicy): Promise<boolean> {

@@ -29,10 +29,19 @@ export class AuthenticationService {
     return this.config.settings.apiKeys.enabled ? extractApiKey(req, this.config.settings.apiKeys, this.apiKeyPrefix) : undefined;
   }
 
+  // The names an access token may have in a store's requests, kept per codename (asked on every
+  // authenticated request); emptied should a deployment's stores outgrow it.
+  private readonly namesByStore = new Map<string, string[]>();
+
   // The store's name first; the root name too, for a super administrator acting in a store.
   private tokenNames(store: Tenant): string[] {
-    const names = [this.cookies.accessName(store)];
-    if (store.codename !== ROOT_CODENAME) names.push(accessTokenName(this.config.env.PROJECT_CODENAME, ROOT_CODENAME, ROOT_CODENAME));
+    let names = this.namesByStore.get(store.codename);
+    if (!names) {
+      names = [this.cookies.accessName(store)];
+      if (store.codename !== ROOT_CODENAME) names.push(accessTokenName(this.config.env.PROJECT_CODENAME, ROOT_CODENAME, ROOT_CODENAME));
+      if (this.namesByStore.size >= 10_000) this.namesByStore.clear();
+      this.namesByStore.set(store.codename, names);
+    }
     return names;
   }
 

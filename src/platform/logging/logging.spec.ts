@@ -1,3 +1,6 @@
+import { once } from 'node:events';
+import { get as httpGet, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { QueryFailedError } from 'typeorm';
@@ -37,10 +40,24 @@ describe('request logs', () => {
     await http.get('/auth-api/v1/briefstores').set('x-request-id', 'trace-4').set('svc-store-codename', 'root').expect(200);
     const completed = (id: string) => lines.map((l) => JSON.parse(l)).filter((l) => l.requestId === id && l.msg === 'request completed');
     expect(completed('trace-2')).toEqual([
-      expect.objectContaining({ level: 30, req: { method: 'GET', url: '/auth-api/currentuser?token=[redacted]&x=1', remoteAddress: expect.any(String) }, res: { statusCode: 401 }, responseTime: expect.any(Number) }),
+      expect.objectContaining({ level: 30, time: expect.any(Number), pid: process.pid, hostname: expect.any(String), req: { method: 'GET', url: '/auth-api/currentuser?token=[redacted]&x=1', remoteAddress: expect.any(String) }, res: { statusCode: 401 }, responseTime: expect.any(Number) }),
     ]);
     expect(completed('trace-3')).toEqual([]);
     expect(completed('trace-4')).toEqual([expect.objectContaining({ storeId: expect.any(String), res: { statusCode: 200 } })]);
+  });
+
+  it('write a path JSON must escape as one valid line', async () => {
+    // Sent as is (an HTTP client library would percent-encode the quote).
+    const server = (app.app.getHttpServer() as Server).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    const status = await new Promise<number>((resolve, reject) =>
+      httpGet({ host: '127.0.0.1', port, path: '/auth-api/no"such\\route', headers: { 'x-request-id': 'trace-5' } }, (res) => resolve(res.resume().statusCode!)).on('error', reject),
+    );
+    server.close();
+    expect(status).toBe(404);
+    const line = lines.find((l) => l.includes('"trace-5"') && l.includes('request completed'));
+    expect(JSON.parse(line!)).toMatchObject({ req: { url: '/auth-api/no"such\\route' }, res: { statusCode: 404 } });
   });
 });
 
