@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { AUDIT_ACTIONS } from '../src/kernel/audit.js';
 import { DataSource } from 'typeorm';
 import { DAY_MS, ManualClock } from '../src/platform/clock/clock.js';
 import { AuditService } from '../src/operations/audit/audit.service.js';
@@ -406,5 +408,15 @@ describe('audit log: shutdown and retention', () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe('audit log: the shipped live subscription', () => {
+  it('console-audit carries every action of the catalogue, each under its own name', () => {
+    const shipped = JSON.parse(readFileSync(new URL('../config/settings.default.json', import.meta.url), 'utf8')) as {
+      eventSubscriptions: { name: string; topics: { name: string; topic: string }[] }[];
+    };
+    const live = shipped.eventSubscriptions.find((s) => s.name === 'console-audit')!;
+    expect(live.topics.map((t) => [t.name, t.topic]).sort()).toEqual(Object.keys(AUDIT_ACTIONS).map((a) => [a, `audit:${a}`]).sort());
   });
 });

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, must, sentenceOf, STORE_HEADER } from '../api/client';
+import { AUDIT_ACTIONS } from '../api/audit-actions';
 import type { components } from '../api/schema';
 import { session as currentSession } from '../api/session';
 import type { ScreenProps } from '../nav';
@@ -19,13 +20,9 @@ const EMPTY: Filters = { action: '', outcome: '', actorId: '', targetId: '', ip:
 const PAGE = 50;
 
 // The shipped SSE subscription that carries audit entries as they are written (settings
-// eventSubscriptions, `console-audit`: one topic per audit action, named by the action).
+// eventSubscriptions, `console-audit`: one topic per audit action, named by the action; a test
+// keeps it in step with the catalogue).
 const LIVE_SUBSCRIPTION = 'console-audit';
-const ACTIONS =
-  'user.login.succeeded user.login.failed user.login.locked user.logout session.ended session.refresh.reused user.password.changed user.password.reset user.verification.completed user.factor.enrolled user.factor.removed apikey.created apikey.deleted machine.token.refused user.created user.updated user.deactivated user.deleted user.role.changed permission.grant.added permission.grant.removed group.changed store.created store.updated user.social.linked user.remote.login'.split(
-    ' ',
-  );
-
 // Does a live entry pass the filters the list shows? (The instants are the server's.)
 function matches(e: Entry, f: Filters): boolean {
   const action = f.action.trim();
@@ -45,7 +42,7 @@ function useLive(on: boolean, onEntry: (e: Entry) => void): { error?: string; fo
   useEffect(() => {
     if (!on) return;
     const s = currentSession()!;
-    const query = new URLSearchParams({ topics: ACTIONS.join(','), access_token: s.login.accessToken, ...(s.target && { _store: s.target }) });
+    const query = new URLSearchParams({ topics: AUDIT_ACTIONS.join(','), access_token: s.login.accessToken, ...(s.target && { _store: s.target }) });
     const source = new EventSource(`/events/${LIVE_SUBSCRIPTION}/stream?${query}`);
     setError(undefined);
     source.addEventListener('subscribed', () => setFollowing(true));
