@@ -188,6 +188,24 @@ describe('password policy', () => {
       expect(there.body).not.toHaveProperty('passwordChangeRecommended');
       const strong = await login(t.http, store.ownerEmail, PASSWORD, store.codename);
       expect(strong.body).not.toHaveProperty('passwordChangeRecommended');
+      // Asked again (the verdict is kept per stored password): the same answers.
+      const again = await t.http.post('/auth-api/login').set(HEADER, weakStore.codename).send({ username: weakStore.ownerEmail, password: WEAK }).expect(200);
+      expect(again.body.passwordChangeRecommended).toBe(true);
+      expect((await login(t.http, store.ownerEmail, PASSWORD, store.codename)).body).not.toHaveProperty('passwordChangeRecommended');
+    });
+
+    it('a new password gets a new verdict: weak to strong drops the recommendation', async () => {
+      const weakStore = await registerStore(lenient.http, { password: WEAK });
+      const first = await t.http.post('/auth-api/login').set(HEADER, weakStore.codename).send({ username: weakStore.ownerEmail, password: WEAK }).expect(200);
+      expect(first.body.passwordChangeRecommended).toBe(true);
+      await t.http
+        .patch(`/auth-api/v1/users/${weakStore.ownerId}`)
+        .set(HEADER, weakStore.codename)
+        .set('Authorization', `Bearer ${first.body.accessToken}`)
+        .send({ currentPassword: WEAK, password: PASSWORD })
+        .expect(200);
+      const after = await t.http.post('/auth-api/login').set(HEADER, weakStore.codename).send({ username: weakStore.ownerEmail, password: PASSWORD }).expect(200);
+      expect(after.body).not.toHaveProperty('passwordChangeRecommended');
     });
 
     it('a breached existing password signs in without asking the range service', async () => {

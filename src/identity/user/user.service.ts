@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { AvatarService } from '../avatar/avatar.service.js';
 import { declareCustomProperties, pickCustomData } from '../../kernel/custom-properties.js';
 import { AppError } from '../../kernel/errors.js';
@@ -55,6 +56,9 @@ const UNIQUE_VIOLATION = '23505';
 export class UserService implements OnModuleInit {
   readonly presence: IdentifierPresence;
   readonly view: UserView;
+
+  // Login's password-strength verdicts (passwordChangeRecommended), by stored hash and words.
+  private readonly changeRecommended = new LRUCache<string, boolean>({ max: 10_000 });
 
   constructor(
     private readonly users: UserRepository,
@@ -182,9 +186,20 @@ export class UserService implements OnModuleInit {
     return this.passwords.check(password, { ...(user && passwordWords(user)), storeName: store.name });
   }
 
-  // Whether a password just accepted at login misses today's length or strength rules.
-  passwordChangeRecommended(password: string, store: StoreNamed, user: UserEntity): Promise<boolean> {
-    return this.passwords.recommendsChange(password, { ...passwordWords(user), storeName: store.name });
+  // Whether a password just accepted at login misses today's length or strength rules. The
+  // strength check runs on the event loop (5 ms for a passphrase, 24 ms for 72 random
+  // characters), so its verdict is kept per stored hash and the words it weighed: the next login
+  // with the same password asks nothing. The rules are the boot's settings; a new password is a
+  // new hash.
+  async passwordChangeRecommended(password: string, store: StoreNamed, user: UserEntity): Promise<boolean> {
+    const subject = { ...passwordWords(user), storeName: store.name };
+    const key = `${user.passwordHash}\u0000${JSON.stringify(subject)}`;
+    let verdict = this.changeRecommended.get(key);
+    if (verdict === undefined) {
+      verdict = await this.passwords.recommendsChange(password, subject);
+      this.changeRecommended.set(key, verdict);
+    }
+    return verdict;
   }
 
   async delete(storeId: string, id: string, inTx?: WithChange): Promise<boolean> {
