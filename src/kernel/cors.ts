@@ -9,7 +9,8 @@ const METHODS = 'GET,HEAD,POST,PUT,PATCH,DELETE';
 export function corsMiddleware(policy: CorsPolicy): (req: Request, res: Response, next: NextFunction) => void {
   return (req, res, next) => {
     const origin = req.headers.origin;
-    res.vary('Origin');
+    // The answer's first Vary (nothing before this middleware sets one): set, not merged.
+    res.setHeader('vary', 'Origin');
     const allowed = policy.isAllowed(origin);
     if (allowed) {
       res.setHeader('Access-Control-Allow-Origin', policy.anyOrigin && !policy.credentials ? '*' : origin!);

@@ -52,7 +52,7 @@ export function requestContext(onEnd: readonly RequestEndHook[], open?: OpenRequ
     const ctx: RequestContext = { requestId, startedAt: process.hrtime.bigint(), origin: `${protocol}://${req.headers.host}`, ip: req.ip ?? null, userAgent: req.headers['user-agent'] ?? null };
     (req as ContextRequest).ctx = ctx;
     res.setHeader('x-request-id', requestId);
-    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('cache-control', 'no-store');
     if (protocol === 'https') res.setHeader('Strict-Transport-Security', HSTS);
     // `on`, not `once` (an answer closes once; `once` wraps each listener in two more objects).
     res.on('close', () => {
