@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID, sign } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { Clock } from '../../platform/clock/clock.js';
@@ -72,7 +72,11 @@ export class TokenService {
       iat,
       exp: Math.floor(expiresAt.getTime() / 1000),
     };
-    return this.jwt.signAsync(payload, { algorithm: 'RS256', privateKey: key.privateKeyObject, keyid: key.kid });
+    // Signed here rather than through JwtService: the claims are built above, so its option and
+    // payload checks had nothing to find, and they added about a sixth to the signature's cost.
+    // The bytes are the ones it produced (same header, same claim order).
+    const input = `${base64url({ alg: 'RS256', typ: 'JWT', kid: key.kid })}.${base64url(payload)}`;
+    return `${input}.${sign('sha256', Buffer.from(input), key.privateKeyObject).toString('base64url')}`;
   }
 
   // The claims of a valid token, or 401.
@@ -113,6 +117,10 @@ export class TokenService {
     this.verified.set(token, valid);
     return valid;
   }
+}
+
+function base64url(json: object): string {
+  return Buffer.from(JSON.stringify(json)).toString('base64url');
 }
 
 function invalidToken(): AppError {
