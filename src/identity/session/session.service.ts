@@ -63,8 +63,9 @@ export class SessionService implements OnModuleDestroy {
     };
     const row = inTx
       ? await this.transactions.run(async (tx) => {
-          const { row, knownDevice } = await this.sessions.insert(user.storeId, fields, tx, fields.userAgent !== null);
-          await inTx({ id: row.id, newDevice: fields.userAgent !== null && !knownDevice }, tx);
+          // A sign-in without a user agent is never called new.
+          const { row, knownDevice } = await this.sessions.insert(user.storeId, fields, tx, !!fields.userAgent);
+          await inTx({ id: row.id, newDevice: !!fields.userAgent && !knownDevice }, tx);
           return row;
         })
       : (await this.sessions.insert(user.storeId, fields)).row;
