@@ -1,5 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect } from '@jest/globals';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
@@ -48,6 +49,15 @@ export async function startApp(
     settings: { ...opts.settings, rateLimits: { ...OPEN_LIMITS, ...opts.settings?.rateLimits } },
   });
   return { ...running, http: request(running.app.getHttpServer()) };
+}
+
+// A loopback port free right now (for a server a test starts on a known port).
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 export function unique(prefix = 't'): string {

@@ -1,9 +1,8 @@
-import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import { AuditService } from '../src/operations/audit/audit.service.js';
-import { CHROMIUM, describeWithChromium, collectLog, expectError, login, registerStore, startApp, type RegisteredStore, type TestApp } from './helpers.js';
+import { CHROMIUM, describeWithChromium, freePort, collectLog, expectError, login, registerStore, startApp, type RegisteredStore, type TestApp } from './helpers.js';
 
 // Passkeys end to end in a real browser: Debian's Chromium driven by playwright-core, with a
 // CDP virtual authenticator (internal transport, resident keys, user verification). The page is
@@ -33,14 +32,6 @@ window.signIn = async (codename) => {
 </script>`;
 
 type Answer = { status: number; body: Record<string, any>; tokenHeader?: string | null; credentialId?: string };
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describeWithChromium('passkeys in a real browser (Chromium with a virtual authenticator; skipped when Chromium is not installed)', () => {
   let t: TestApp;

@@ -1,26 +1,15 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from './helpers.js';
+import { freePort, waitFor } from './helpers.js';
 
 // A PostgreSQL and a Redis of the test's own, on free loopback ports, that the test can stop and
 // start again: outages without touching the run's shared servers.
 
 const PG_BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
 export const privateServersAvailable = existsSync(join(PG_BIN, 'initdb')) && spawnSync('redis-server', ['--version']).status === 0;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 // The process id of the Redis answering on the port (`INFO server`), or undefined.
 function redisPid(port: number): Promise<number | undefined> {
