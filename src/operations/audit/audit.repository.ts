@@ -56,8 +56,8 @@ const INSERT_ROWS = 1_000;
 const INSERT_INTO = `INSERT INTO "audit_log" (${ALL.map((c) => `"${c}"`).join(', ')}) VALUES `;
 
 // One entry after the store's last, in one statement: the database gives it the next seq and
-// the last entry's hash, and hashes it as chainHash does ($20 and $21: the canonical text before
-// and after the seq; audit-chain.ts).
+// the last entry's hash, and hashes it as chainHash does (the last two parameters are the
+// canonical text before and after the seq; audit-chain.ts).
 const GIVEN = ALL.filter((c) => c !== 'seq' && c !== 'prevHash' && c !== 'hash');
 const APPEND_ONE = `WITH "last" AS (SELECT "seq", "hash" FROM "audit_log" WHERE "storeId" = $2::uuid ORDER BY "seq" DESC LIMIT 1),
   "next" AS (SELECT coalesce((SELECT "seq" FROM "last"), 0) + 1 AS "seq", (SELECT "hash" FROM "last") AS "prevHash")
