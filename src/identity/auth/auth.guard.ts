@@ -72,8 +72,9 @@ export class AuthGuard implements CanActivate {
         req.ctx.store = (await this.stores.findById(session.storeId)) ?? undefined;
         if (!req.ctx.store) throw new AppError('Unauthorized', 'invalid or expired API key');
       }
-      await this.assertStoreActive(req, session);
-      return this.admit(req, policy, session, false) && this.permit(req, policy);
+      // The tenant is now the key's own store.
+      if (!req.ctx.store!.isActive) throw storeInactive();
+      return this.admit(req, policy, session, false) && (this.permitted(policy) || this.permit(req, policy));
     }
 
     if (policy.principals.machine && (this.machines.hasToken(req) || !policy.principals.user)) {
@@ -97,10 +98,15 @@ export class AuthGuard implements CanActivate {
 
     // The second-factor routes tell a sign-in ended by too many wrong codes from any other end.
     const { session, token } = await this.authentication.authenticate(req, { bucketToken: policy.bucketToken, secondFactorRoute: policy.during2FA && !policy.noLoginShape });
-    await this.checkTenant(req, session, policy);
-    await this.assertStoreActive(req, session);
+    // A login in its own store (nearly every request) is decided without waiting.
+    if (session.storeId === req.ctx.store!.id) {
+      if (!req.ctx.store!.isActive) throw storeInactive();
+    } else {
+      await this.checkTenant(req, session, policy);
+      await this.assertStoreActive(req, session);
+    }
     req.ctx.accessToken = token;
-    return this.admit(req, policy, session, true) && this.permit(req, policy);
+    return this.admit(req, policy, session, true) && (this.permitted(policy) || this.permit(req, policy));
   }
 
   // A token is valid only in the store it was issued for, except a super administrator's (and a
@@ -125,7 +131,7 @@ export class AuthGuard implements CanActivate {
   // replica empties of a store as soon as the database announces its change (StoreCache).
   private async assertStoreActive(req: ContextRequest, session: SessionData): Promise<void> {
     const store = session.storeId === req.ctx.store!.id ? req.ctx.store : await this.stores.findById(session.storeId);
-    if (!store?.isActive) throw new AppError('StoreInactive', 'the store of this login is deactivated');
+    if (!store?.isActive) throw storeInactive();
   }
 
   private admit(req: ContextRequest, policy: AuthPolicy, session: SessionData, superAdminPasses: boolean): boolean {
@@ -148,14 +154,23 @@ export class AuthGuard implements CanActivate {
     return !!policy.permission && this.config.settings.pbacIsActive;
   }
 
+  // Whether the route asks no permission of its caller (its roles decided, or nothing does).
+  private permitted(policy: AuthPolicy): boolean {
+    return !policy.permission || (!!policy.roles && !this.permissionDecides(policy));
+  }
+
   // A route's permission, decided per request by the one `can()` (deny by default).
   private async permit(req: ContextRequest, policy: AuthPolicy): Promise<boolean> {
-    if (!policy.permission || (policy.roles && !this.permissionDecides(policy))) return true;
-    if (!(await this.access.can(principalOf(req.ctx), policy.permission))) {
+    if (this.permitted(policy)) return true;
+    if (!(await this.access.can(principalOf(req.ctx), policy.permission!))) {
       throw new AppError('PermissionDenied', `you do not have the permission "${policy.permission}"`);
     }
     return true;
   }
+}
+
+function storeInactive(): AppError {
+  return new AppError('StoreInactive', 'the store of this login is deactivated');
 }
 
 // The matched route, for the 2FA message (`errMsg_getUsersByIdRequiresEmail2FA`).

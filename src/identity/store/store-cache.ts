@@ -39,8 +39,17 @@ export class StoreCache {
   }
 
   byCodename(codename: string, load: () => Promise<StoreEntity | null>): Promise<StoreEntity | null> {
+    return this.read(this.heldByCodename(codename), load);
+  }
+
+  // The store as held now, without waiting: what nearly every request's tenant is.
+  held(codename: string): StoreEntity | undefined {
+    return this.notifications.listening ? this.heldByCodename(codename) : undefined;
+  }
+
+  private heldByCodename(codename: string): StoreEntity | undefined {
     const id = this.idByCodename.get(codename);
-    return this.read(id === undefined ? undefined : this.byId.get(id), load);
+    return id === undefined ? undefined : this.byId.get(id);
   }
 
   findById(id: string, load: () => Promise<StoreEntity | null>): Promise<StoreEntity | null> {

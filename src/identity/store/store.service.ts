@@ -25,6 +25,11 @@ export class StoreService {
   ) {}
 
   // Tenant targeting: the store a request names, or 400 StoreNotFound.
+  // The store a codename names when the store cache holds it (lower-cased as resolve() does).
+  resolveHeld(codename: string): StoreEntity | undefined {
+    return this.cache.held(codename.toLowerCase());
+  }
+
   async resolve(codename: string): Promise<StoreEntity> {
     const lower = codename.toLowerCase();
     const store = await this.cache.byCodename(lower, () => this.stores.findByCodename(lower));

@@ -24,26 +24,41 @@ export class TenancyMiddleware implements NestMiddleware {
     this.header = `${config.env.PROJECT_CODENAME}-store-codename`;
   }
 
-  async use(req: ContextRequest, _res: Response, next: NextFunction): Promise<void> {
+  use(req: ContextRequest, _res: Response, next: NextFunction): void {
     if (UNTENANTED.test(req.path)) return next();
+    let codename: string;
     try {
       const named = first(req.headers[this.header]) ?? first(req.query?._store) ?? first(req.body?._store);
       req.ctx.storeTargeted = named !== undefined;
-      req.ctx.store = await resolveTarget(this.stores, this.config.settings.tenancy, named);
-      next();
+      codename = targetCodename(this.config.settings.tenancy, named);
     } catch (error) {
-      next(error);
+      return next(error);
     }
+    // The store cache holds nearly every request's store: then the request goes on at once.
+    const held = this.stores.resolveHeld(codename);
+    if (held) {
+      req.ctx.store = held;
+      return next();
+    }
+    this.stores.resolve(codename).then((store) => {
+      req.ctx.store = store;
+      next();
+    }, next);
   }
 }
 
 // The store a request names (none: root).
 export async function resolveTarget(stores: StoreService, tenancy: Tenancy, named: unknown): Promise<Tenant> {
+  return stores.resolve(targetCodename(tenancy, named));
+}
+
+// The codename a request's store is looked up by (none named: root).
+function targetCodename(tenancy: Tenancy, named: unknown): string {
   refuseTargetingWhenSingle(tenancy, named);
   const codename = named ?? ROOT_CODENAME;
   // Anything that cannot be a codename is unknown without asking the database.
   if (typeof codename !== 'string' || !CODENAME_SHAPE.test(codename)) throw new AppError('StoreNotFound', 'no store has this codename');
-  return stores.resolve(codename);
+  return codename;
 }
 
 // A multipart body is read after the guard, so that an upload is not buffered for a caller not

@@ -71,6 +71,12 @@ export class KeyService {
     return key.verifyUntil > this.clock.now() ? key : undefined;
   }
 
+  // Whether a key this process has already read still verifies (false once its time is over).
+  stillVerifies(kid: string): boolean | undefined {
+    const key = this.verifying.get(kid);
+    return key && key.verifyUntil > this.clock.now();
+  }
+
   // Every key that still verifies, newest first (the JWKS).
   async verificationKeys(): Promise<VerificationKey[]> {
     await this.signingKey(); // there is always a current key to publish

@@ -36,7 +36,7 @@ export function extractApiKey(req: Request, settings: ApiKeySettings, keyPrefix:
 // cookie. The first place that holds a token decides; a bad token there is not retried elsewhere.
 // `isApiKey` recognises a bearer value that is an API key, not a JWT.
 export function extractToken(req: Request, names: string[], isApiKey: (value: string) => boolean = () => false): string | undefined {
-  const query = req.query?.access_token;
+  const query = queryOf(req)?.access_token;
   if (typeof query === 'string' && query) return query;
   const bearer = bearerValue(req);
   if (bearer && !isApiKey(bearer)) return bearer;
@@ -51,6 +51,12 @@ export function extractToken(req: Request, names: string[], isApiKey: (value: st
     }
   }
   return undefined;
+}
+
+// Express parses the query string on each read of `req.query`: read only when the URL has one (a
+// request the event channel builds carries its query as it is, with no URL).
+function queryOf(req: Request): Request['query'] | undefined {
+  return req.originalUrl === undefined || req.originalUrl.includes('?') ? req.query : undefined;
 }
 
 function bearerValue(req: Request): string | undefined {

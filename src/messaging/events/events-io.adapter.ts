@@ -45,6 +45,9 @@ export class EventsIoAdapter extends IoAdapter {
       // Client-to-server messages are `subscribe` with topic names: an oversized one is refused
       // with an `error` by the service, a far larger one closes the connection.
       maxHttpBufferSize: 1024 * 1024,
+      // Clients bring socket.io-client themselves: the server does not offer its browser bundle
+      // (a file route, and a path test on every HTTP request the service answers).
+      serveClient: false,
     } as NonNullable<IoOptions>);
     const url = this.config.env.REDIS_URL;
     if (url) {
