@@ -147,8 +147,13 @@ export function jsonBody(opts: { formRoutes?: readonly string[]; formPaths?: Reg
   const parseForm = express.urlencoded({ limit: JSON_BODY_LIMIT, extended: false, parameterLimit: 50, verify: keepRaw });
   const forms = new Set(opts.formRoutes ?? []);
   return (req, res, next) => {
-    // No body at all (most GETs): nothing to parse or check, as body-parser itself decides.
-    if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return next();
+    // No body at all (most GETs): nothing to parse or check, as body-parser itself decides. The
+    // request's stream is let run to its end now: left unread, Node drains it only once the answer
+    // is written, and listens for its end then, which cost more than reading nothing now.
+    if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
+      req.resume();
+      return next();
+    }
     const form = (forms.has(req.path) || !!opts.formPaths?.test(req.path)) && req.is('application/x-www-form-urlencoded') === 'application/x-www-form-urlencoded';
     (form ? parseForm : parseJson)(req, res, (err?: { type?: string }) => {
       if (err) {
