@@ -74,7 +74,7 @@ export class AuthGuard implements CanActivate {
       }
       // The tenant is now the key's own store.
       if (!req.ctx.store!.isActive) throw storeInactive();
-      return this.admit(req, policy, session, false) && (this.permitted(policy) || this.permit(req, policy));
+      return this.admit(req, policy, session, false) && this.permit(req, policy);
     }
 
     if (policy.principals.machine && (this.machines.hasToken(req) || !policy.principals.user)) {
@@ -106,7 +106,7 @@ export class AuthGuard implements CanActivate {
       await this.assertStoreActive(req, session);
     }
     req.ctx.accessToken = token;
-    return this.admit(req, policy, session, true) && (this.permitted(policy) || this.permit(req, policy));
+    return this.admit(req, policy, session, true) && this.permit(req, policy);
   }
 
   // A token is valid only in the store it was issued for, except a super administrator's (and a
@@ -154,18 +154,15 @@ export class AuthGuard implements CanActivate {
     return !!policy.permission && this.config.settings.pbacIsActive;
   }
 
-  // Whether the route asks no permission of its caller (its roles decided, or nothing does).
-  private permitted(policy: AuthPolicy): boolean {
-    return !policy.permission || (!!policy.roles && !this.permissionDecides(policy));
-  }
-
-  // A route's permission, decided per request by the one `can()` (deny by default).
-  private async permit(req: ContextRequest, policy: AuthPolicy): Promise<boolean> {
-    if (this.permitted(policy)) return true;
-    if (!(await this.access.can(principalOf(req.ctx), policy.permission!))) {
-      throw new AppError('PermissionDenied', `you do not have the permission "${policy.permission}"`);
-    }
-    return true;
+  // A route's permission, decided per request by the one `can()` (deny by default). A route that
+  // asks none (its roles decided, or nothing does) is answered without waiting.
+  private permit(req: ContextRequest, policy: AuthPolicy): boolean | Promise<boolean> {
+    const permission = policy.permission;
+    if (!permission || (policy.roles && !this.permissionDecides(policy))) return true;
+    return this.access.can(principalOf(req.ctx), permission).then((allowed) => {
+      if (!allowed) throw new AppError('PermissionDenied', `you do not have the permission "${permission}"`);
+      return true;
+    });
   }
 }
 

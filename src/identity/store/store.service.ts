@@ -24,12 +24,13 @@ export class StoreService {
     private readonly transactions: Transactions,
   ) {}
 
-  // Tenant targeting: the store a request names, or 400 StoreNotFound.
-  // The store a codename names when the store cache holds it (lower-cased as resolve() does).
+  // The store a codename names when the store cache holds it, without waiting (the tenant of
+  // nearly every request); otherwise resolve().
   resolveHeld(codename: string): StoreEntity | undefined {
     return this.cache.held(codename.toLowerCase());
   }
 
+  // Tenant targeting: the store a request names, or 400 StoreNotFound.
   async resolve(codename: string): Promise<StoreEntity> {
     const lower = codename.toLowerCase();
     const store = await this.cache.byCodename(lower, () => this.stores.findByCodename(lower));

@@ -84,9 +84,9 @@ export class TokenService {
     return (await this.inspect(token)).claims;
   }
 
-  // A token this process verified before, when its key is held: checked for expiry and its key's
-  // validity without waiting (what nearly every authenticated request asks); 401 when either is
-  // over, undefined when the token or its key must be read first (inspect()).
+  // A token this process verified before, checked for expiry and its key's validity without
+  // waiting (what nearly every authenticated request asks): 401 when either is over, undefined
+  // when the token must be verified first (inspect()). Its key is held: verifying it read the key.
   verifiedBefore(token: string): VerifiedToken | undefined {
     const known = this.verified.get(token);
     if (!known) return undefined;
@@ -99,12 +99,8 @@ export class TokenService {
 
   // A valid token's claims with its times, or 401.
   async inspect(token: string): Promise<VerifiedToken> {
-    const known = this.verified.get(token);
-    if (known) {
-      if (known.exp > this.clock.now().getTime() / 1000 && (await this.keys.verificationKey(known.kid))) return known;
-      this.verified.delete(token);
-      throw invalidToken();
-    }
+    const known = this.verifiedBefore(token);
+    if (known) return known;
     const decoded = this.jwt.decode<{ header?: { alg?: unknown; kid?: unknown } } | null>(token, { complete: true });
     const kid = decoded?.header?.kid;
     if (decoded?.header?.alg !== 'RS256' || typeof kid !== 'string' || !UUID.test(kid)) throw invalidToken();
