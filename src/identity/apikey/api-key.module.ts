@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { AccessModule } from '../../access/access.module.js';
 import { createTtlCache } from '../../platform/cache/ttl-cache.js';
 import { AppConfig } from '../../platform/config/app-config.js';
-import { REDIS, type OptionalRedis } from '../../platform/redis/redis.module.js';
+import { KEY_INVALIDATIONS, REDIS, type OptionalKeyInvalidations, type OptionalRedis } from '../../platform/redis/redis.module.js';
 import { UserModule } from '../user/user.module.js';
 import { ApiKeyController } from './api-key.controller.js';
 import { ApiKeyRepository } from './api-key.repository.js';
@@ -14,7 +14,11 @@ import { API_KEY_CACHE, ApiKeyService } from './api-key.service.js';
   providers: [
     ApiKeyRepository,
     ApiKeyService,
-    { provide: API_KEY_CACHE, inject: [AppConfig, REDIS], useFactory: (config: AppConfig, redis: OptionalRedis) => createTtlCache(config, redis, 'apikey') },
+    {
+      provide: API_KEY_CACHE,
+      inject: [AppConfig, REDIS, KEY_INVALIDATIONS],
+      useFactory: (config: AppConfig, redis: OptionalRedis, invalidations: OptionalKeyInvalidations) => createTtlCache(config, redis, invalidations, 'apikey'),
+    },
   ],
   exports: [ApiKeyService],
 })

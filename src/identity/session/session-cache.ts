@@ -1,6 +1,6 @@
 import { createTtlCache, TtlCache } from '../../platform/cache/ttl-cache.js';
 import { AppConfig } from '../../platform/config/app-config.js';
-import { REDIS, type OptionalRedis } from '../../platform/redis/redis.module.js';
+import { KEY_INVALIDATIONS, REDIS, type OptionalKeyInvalidations, type OptionalRedis } from '../../platform/redis/redis.module.js';
 import type { SessionData } from '../../kernel/principal.js';
 
 // Copies of sessions, keyed by session id.
@@ -8,6 +8,7 @@ export abstract class SessionCache extends TtlCache<SessionData> {}
 
 export const sessionCacheProvider = {
   provide: SessionCache,
-  inject: [AppConfig, REDIS],
-  useFactory: (config: AppConfig, redis: OptionalRedis) => createTtlCache<SessionData>(config, redis, 'session'),
+  inject: [AppConfig, REDIS, KEY_INVALIDATIONS],
+  useFactory: (config: AppConfig, redis: OptionalRedis, invalidations: OptionalKeyInvalidations) =>
+    createTtlCache<SessionData>(config, redis, invalidations, 'session'),
 };

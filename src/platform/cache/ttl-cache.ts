@@ -1,9 +1,11 @@
 import { LRUCache } from 'lru-cache';
 import type { AppConfig } from '../config/app-config.js';
-import type { OptionalRedis } from '../redis/redis.module.js';
+import type { RedisKeyInvalidations } from '../redis/key-invalidations.js';
+import type { OptionalKeyInvalidations, OptionalRedis } from '../redis/redis.module.js';
 
 // Port: short-lived copies of data whose truth is in the database. In Redis when configured
-// (shared by every replica, so a deletion on one is seen by all), otherwise a bounded LRU.
+// (shared by every replica, so a deletion on one is seen by all), with a copy of what was read
+// lately kept in process while Redis announces its changes; otherwise a bounded LRU.
 export abstract class TtlCache<T> {
   abstract get(key: string): Promise<T | undefined>;
   abstract set(key: string, value: T, ttlMs: number): Promise<void>;
@@ -59,10 +61,99 @@ export class RedisTtlCache<T> extends TtlCache<T> {
   }
 }
 
+// How long a copy read from Redis is kept in process at most. Redis announces every change of
+// it; this bounds what a failure nobody foresaw could leave behind.
+const NEAR_TTL_MS = 10_000;
+
+// A read from Redis under way. `stale`: a change of its key was announced meanwhile, so what it
+// brings may predate the change and is not kept (it is still answered: it was current when read).
+interface Flight<T> {
+  value: Promise<T | undefined>;
+  stale: boolean;
+}
+
+// The Redis cache with a copy of what this process read lately, for the keys read on every
+// request (a session, an API key's session): such a read then costs no round trip. Redis
+// announces every write, deletion and expiry of a key under the prefix, whichever replica made it
+// (`RedisKeyInvalidations`), and the copy goes when it is announced; none is kept or served
+// while those announcements cannot be heard. A copy is answered on the event loop's next turn,
+// after whatever else arrived in the same turn (an announcement included).
+export class NearRedisTtlCache<T extends object> extends TtlCache<T> {
+  private readonly near: LRUCache<string, T>;
+  private readonly flights = new Map<string, Flight<T>>();
+
+  constructor(
+    private readonly far: RedisTtlCache<T>,
+    private readonly invalidations: Pick<RedisKeyInvalidations, 'listening' | 'subscribe'>,
+    prefix: string,
+    max: number,
+  ) {
+    super();
+    this.near = new LRUCache({ max, ttl: NEAR_TTL_MS });
+    invalidations.subscribe(prefix, { changed: (key) => this.forget(key), reset: () => this.forgetAll() });
+  }
+
+  get(key: string): Promise<T | undefined> {
+    return new Promise((resolve, reject) =>
+      setImmediate(() => {
+        const held = this.invalidations.listening ? this.near.get(key) : undefined;
+        if (held !== undefined) resolve(held);
+        else this.read(key).then(resolve, reject);
+      }),
+    );
+  }
+
+  // Concurrent reads of one key share one round trip.
+  private read(key: string): Promise<T | undefined> {
+    const current = this.flights.get(key);
+    if (current) return current.value;
+    const keep = this.invalidations.listening;
+    const flight: Flight<T> = { value: this.far.get(key), stale: false };
+    this.flights.set(key, flight);
+    flight.value.then(
+      (value) => {
+        if (this.flights.get(key) === flight) this.flights.delete(key);
+        if (value !== undefined && keep && !flight.stale && this.invalidations.listening) this.near.set(key, value);
+      },
+      () => {
+        if (this.flights.get(key) === flight) this.flights.delete(key);
+      },
+    );
+    return flight.value;
+  }
+
+  // Written in Redis only: the copy comes with the next read (this write's own announcement
+  // would take it away again).
+  async set(key: string, value: T, ttlMs: number) {
+    this.forget(key);
+    await this.far.set(key, value, ttlMs);
+  }
+
+  async delete(keys: string[]) {
+    for (const key of keys) this.forget(key);
+    await this.far.delete(keys);
+  }
+
+  private forget(key: string): void {
+    this.near.delete(key);
+    const flight = this.flights.get(key);
+    if (!flight) return;
+    flight.stale = true;
+    this.flights.delete(key);
+  }
+
+  private forgetAll(): void {
+    this.near.clear();
+    for (const flight of this.flights.values()) flight.stale = true;
+    this.flights.clear();
+  }
+}
+
 // `namespace` separates caches in one Redis (`session`, `apikey`).
-export function createTtlCache<T extends object>(config: AppConfig, redis: OptionalRedis, namespace: string): TtlCache<T> {
+export function createTtlCache<T extends object>(config: AppConfig, redis: OptionalRedis, invalidations: OptionalKeyInvalidations, namespace: string): TtlCache<T> {
   const { PROJECT_CODENAME, SERVICE_CODENAME } = config.env;
-  return redis
-    ? new RedisTtlCache<T>(redis, `${PROJECT_CODENAME}:${SERVICE_CODENAME}:${namespace}:`)
-    : new LruTtlCache<T>(config.settings.sessionCacheSize);
+  if (!redis) return new LruTtlCache<T>(config.settings.sessionCacheSize);
+  const prefix = `${PROJECT_CODENAME}:${SERVICE_CODENAME}:${namespace}:`;
+  const far = new RedisTtlCache<T>(redis, prefix);
+  return invalidations ? new NearRedisTtlCache<T>(far, invalidations, prefix, config.settings.sessionCacheSize) : far;
 }

@@ -1,9 +1,13 @@
-import { Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Global, Inject, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Redis, type RedisOptions } from 'ioredis';
 import { AppConfig } from '../config/app-config.js';
+import { RedisKeyInvalidations } from './key-invalidations.js';
 
 export const REDIS = Symbol('REDIS');
 export type OptionalRedis = Redis | null;
+// Redis's announcements of changed keys, for copies kept in process; null without Redis.
+export const KEY_INVALIDATIONS = Symbol('KEY_INVALIDATIONS');
+export type OptionalKeyInvalidations = RedisKeyInvalidations | null;
 
 export const InjectRedis = () => Inject(REDIS);
 
@@ -56,13 +60,28 @@ export function watchRedis(redis: Redis, logger: Logger): Redis {
       useFactory: (config: AppConfig): OptionalRedis =>
         config.env.REDIS_URL ? watchRedis(new Redis(config.env.REDIS_URL, REDIS_OPTIONS), new Logger('Redis')) : null,
     },
+    {
+      provide: KEY_INVALIDATIONS,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig): OptionalKeyInvalidations =>
+        config.env.REDIS_URL ? new RedisKeyInvalidations(config.env.REDIS_URL, REDIS_OPTIONS) : null,
+    },
   ],
-  exports: [REDIS],
+  exports: [REDIS, KEY_INVALIDATIONS],
 })
-export class RedisModule implements OnApplicationShutdown {
-  constructor(@InjectRedis() private readonly redis: OptionalRedis) {}
+export class RedisModule implements OnApplicationBootstrap, OnApplicationShutdown {
+  constructor(
+    @InjectRedis() private readonly redis: OptionalRedis,
+    @Inject(KEY_INVALIDATIONS) private readonly invalidations: OptionalKeyInvalidations,
+  ) {}
+
+  // Every cache has subscribed by now (they do so when built).
+  onApplicationBootstrap(): void {
+    this.invalidations?.start();
+  }
 
   async onApplicationShutdown(): Promise<void> {
+    await this.invalidations?.close();
     await this.redis?.quit().catch(() => this.redis?.disconnect());
   }
 }

@@ -1,0 +1,202 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
+import type { InvalidationSubscriber } from '../redis/key-invalidations.js';
+import { RedisKeyInvalidations } from '../redis/key-invalidations.js';
+import { REDIS_OPTIONS } from '../redis/redis.module.js';
+import { LruTtlCache, NearRedisTtlCache, RedisTtlCache, type TtlCache } from './ttl-cache.js';
+
+// One contract, every adapter: what the session and API-key caches rely on. Then what the
+// in-process copies in front of Redis must never do: serve a value Redis no longer holds.
+const REDIS_URL = process.env.REDIS_URL;
+const needsRedis = REDIS_URL ? undefined : 'skipped: REDIS_URL is not set';
+
+interface Value {
+  v: number;
+}
+
+const connections: Redis[] = [];
+const listeners: RedisKeyInvalidations[] = [];
+const prefixes: string[] = [];
+
+function redis(): Redis {
+  const connection = new Redis(REDIS_URL!, REDIS_OPTIONS);
+  connections.push(connection);
+  return connection;
+}
+
+function newPrefix(): string {
+  const prefix = `test:${randomBytes(4).toString('hex')}:cache:`;
+  prefixes.push(prefix);
+  return prefix;
+}
+
+// A replica's cache: its own connections, as a process of the service holds them.
+async function replica(prefix: string, name = `cache-test-${randomBytes(4).toString('hex')}`): Promise<{ cache: NearRedisTtlCache<Value>; invalidations: RedisKeyInvalidations; name: string }> {
+  const invalidations = new RedisKeyInvalidations(REDIS_URL!, { ...REDIS_OPTIONS, connectionName: name });
+  listeners.push(invalidations);
+  const cache = new NearRedisTtlCache<Value>(new RedisTtlCache<Value>(redis(), prefix), invalidations, prefix, 100);
+  invalidations.start();
+  await until(() => invalidations.listening);
+  return { cache, invalidations, name };
+}
+
+async function until(done: () => boolean | Promise<boolean>, ms = 3_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+afterAll(async () => {
+  await Promise.all(listeners.map((l) => l.close()));
+  if (REDIS_URL && prefixes.length) {
+    const cleaner = redis();
+    for (const prefix of prefixes) {
+      const keys = await cleaner.keys(`${prefix}*`);
+      if (keys.length) await cleaner.del(...keys);
+    }
+  }
+  await Promise.all(connections.map((c) => c.quit()));
+});
+
+const adapters: { name: string; skip?: string; make(): Promise<TtlCache<Value>> }[] = [
+  { name: 'in process (LRU)', make: async () => new LruTtlCache<Value>(100) },
+  { name: 'Redis', skip: needsRedis, make: async () => new RedisTtlCache<Value>(redis(), newPrefix()) },
+  { name: 'Redis with copies in process', skip: needsRedis, make: async () => (await replica(newPrefix())).cache },
+];
+
+describe.each(adapters)('TtlCache: $name', ({ skip, make }) => {
+  const test = skip ? it.skip : it;
+
+  test(`answers what was set, until it is deleted ${skip ?? ''}`, async () => {
+    const cache = await make();
+    expect(await cache.get('a')).toBeUndefined();
+    await cache.set('a', { v: 1 }, 60_000);
+    await cache.set('b', { v: 2 }, 60_000);
+    expect(await cache.get('a')).toEqual({ v: 1 });
+    expect(await cache.get('a')).toEqual({ v: 1 });
+    await cache.set('a', { v: 3 }, 60_000);
+    expect(await cache.get('a')).toEqual({ v: 3 });
+    await cache.delete(['a', 'b']);
+    expect(await cache.get('a')).toBeUndefined();
+    expect(await cache.get('b')).toBeUndefined();
+    await cache.delete([]);
+  });
+
+  test(`forgets a value when its time is up ${skip ?? ''}`, async () => {
+    const cache = await make();
+    await cache.set('short', { v: 1 }, 50);
+    expect(await cache.get('short')).toEqual({ v: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await cache.get('short')).toBeUndefined();
+  });
+});
+
+const describeRedis = REDIS_URL ? describe : describe.skip;
+
+describeRedis('copies in process: never a value Redis no longer holds (needs REDIS_URL)', () => {
+  it('a copy read on A goes when B (another replica) changes or deletes the key', async () => {
+    const prefix = newPrefix();
+    const [a, b] = await Promise.all([replica(prefix), replica(prefix)]);
+    await b.cache.set('s', { v: 1 }, 60_000);
+    expect(await a.cache.get('s')).toEqual({ v: 1 });
+    await b.cache.set('s', { v: 2 }, 60_000);
+    await until(async () => (await a.cache.get('s'))?.v === 2);
+    await b.cache.delete(['s']);
+    await until(async () => (await a.cache.get('s')) === undefined);
+  });
+
+  it('a copy goes when any other client of Redis writes the key (an older replica, an operator)', async () => {
+    const prefix = newPrefix();
+    const { cache } = await replica(prefix);
+    const raw = redis();
+    await raw.set(`${prefix}s`, JSON.stringify({ v: 1 }));
+    expect(await cache.get('s')).toEqual({ v: 1 });
+    await raw.set(`${prefix}s`, JSON.stringify({ v: 2 }));
+    await until(async () => (await cache.get('s'))?.v === 2);
+    await raw.del(`${prefix}s`);
+    await until(async () => (await cache.get('s')) === undefined);
+  });
+
+  it('a copy goes when the key expires in Redis', async () => {
+    const prefix = newPrefix();
+    const { cache } = await replica(prefix);
+    const raw = redis();
+    await raw.set(`${prefix}s`, JSON.stringify({ v: 1 }), 'PX', 200);
+    expect(await cache.get('s')).toEqual({ v: 1 });
+    await until(async () => (await cache.get('s')) === undefined);
+  });
+
+  it('while its announcements cannot be heard, nothing is answered from copies; they are used again once they can', async () => {
+    const prefix = newPrefix();
+    const { cache, invalidations, name } = await replica(prefix);
+    const raw = redis();
+    await raw.set(`${prefix}s`, JSON.stringify({ v: 1 }));
+    expect(await cache.get('s')).toEqual({ v: 1 });
+    // The announcing connection is cut; the key changes before it is back.
+    const list = String(await raw.client('LIST'));
+    const id = /id=(\d+) [^\n]*name=(\S+)/g;
+    const ids = [...list.matchAll(id)].filter((m) => m[2] === name).map((m) => m[1]);
+    expect(ids).toHaveLength(1);
+    await raw.client('KILL', 'ID', ids[0]);
+    await until(() => !invalidations.listening);
+    await raw.set(`${prefix}s`, JSON.stringify({ v: 2 }));
+    expect(await cache.get('s')).toEqual({ v: 2 });
+    await until(() => invalidations.listening);
+    expect(await cache.get('s')).toEqual({ v: 2 });
+    await raw.set(`${prefix}s`, JSON.stringify({ v: 3 }));
+    await until(async () => (await cache.get('s'))?.v === 3);
+  });
+});
+
+describeRedis('copies in process, the announcements in the test\'s hands (needs REDIS_URL)', () => {
+  // Redis as the far cache; the announcements are delivered (or not) by the test, so what the
+  // copies do in between is seen: a change made by the raw client is never announced here.
+  async function held() {
+    const prefix = newPrefix();
+    let subscriber: InvalidationSubscriber | undefined;
+    const source = { listening: true, subscribe: (_: string, s: InvalidationSubscriber) => void (subscriber = s) };
+    const cache = new NearRedisTtlCache<Value>(new RedisTtlCache<Value>(redis(), prefix), source, prefix, 100);
+    const raw = redis();
+    const write = (v: number) => raw.set(`${prefix}s`, JSON.stringify({ v }));
+    return { cache, source, subscriber: subscriber!, write };
+  }
+
+  it('a copy is answered without asking Redis until its change is announced', async () => {
+    const { cache, subscriber, write } = await held();
+    await write(1);
+    expect(await cache.get('s')).toEqual({ v: 1 });
+    await write(2);
+    expect(await cache.get('s')).toEqual({ v: 1 });
+    subscriber.changed('s');
+    expect(await cache.get('s')).toEqual({ v: 2 });
+  });
+
+  it('a read under way when a change is announced is answered but not kept (it may predate the change)', async () => {
+    const { cache, subscriber, write } = await held();
+    await write(1);
+    const reading = cache.get('s');
+    await new Promise((resolve) => setImmediate(resolve)); // the read has left for Redis
+    subscriber.changed('s');
+    expect(await reading).toEqual({ v: 1 });
+    await write(2);
+    expect(await cache.get('s')).toEqual({ v: 2 });
+  });
+
+  it('nothing is kept while announcements cannot be heard, and a reset forgets every copy', async () => {
+    const { cache, source, subscriber, write } = await held();
+    source.listening = false;
+    await write(1);
+    expect(await cache.get('s')).toEqual({ v: 1 });
+    await write(2);
+    expect(await cache.get('s')).toEqual({ v: 2 });
+    source.listening = true;
+    expect(await cache.get('s')).toEqual({ v: 2 });
+    await write(3);
+    expect(await cache.get('s')).toEqual({ v: 2 });
+    subscriber.reset();
+    expect(await cache.get('s')).toEqual({ v: 3 });
+  });
+});
