@@ -200,3 +200,30 @@ describeRedis('copies in process, the announcements in the test\'s hands (needs 
     expect(await cache.get('s')).toEqual({ v: 3 });
   });
 });
+
+describeRedis('a Redis that refuses to announce changes (needs REDIS_URL)', () => {
+  it('copies are never used: every read asks Redis, and the boot goes on', async () => {
+    const admin = redis();
+    const user = `cache-test-${randomBytes(4).toString('hex')}`;
+    // Everything but CLIENT TRACKING, as a Redis before 6.0 or an ACL without it.
+    await admin.call('ACL', 'SETUSER', user, 'on', '>secret', '~*', '&*', '+@all', '-client|tracking');
+    try {
+      const url = new URL(REDIS_URL!);
+      url.username = user;
+      url.password = 'secret';
+      const invalidations = new RedisKeyInvalidations(url.toString(), REDIS_OPTIONS);
+      listeners.push(invalidations);
+      const prefix = newPrefix();
+      const cache = new NearRedisTtlCache<Value>(new RedisTtlCache<Value>(redis(), prefix), invalidations, prefix, 100);
+      invalidations.start();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(invalidations.listening).toBe(false);
+      await admin.set(`${prefix}s`, JSON.stringify({ v: 1 }));
+      expect(await cache.get('s')).toEqual({ v: 1 });
+      await admin.set(`${prefix}s`, JSON.stringify({ v: 2 }));
+      expect(await cache.get('s')).toEqual({ v: 2 });
+    } finally {
+      await admin.call('ACL', 'DELUSER', user);
+    }
+  });
+});

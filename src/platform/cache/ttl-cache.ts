@@ -52,6 +52,12 @@ export class RedisTtlCache<T> extends TtlCache<T> {
     return raw ? (JSON.parse(raw) as T) : undefined;
   }
 
+  // The value and how long Redis keeps it yet (undefined: for ever), in one round trip.
+  async getWithTtl(key: string): Promise<{ value: T | undefined; ttlMs: number | undefined }> {
+    const [raw, ttlMs] = await Promise.all([this.redis.get(this.prefix + key), this.redis.pttl(this.prefix + key)]);
+    return { value: raw ? (JSON.parse(raw) as T) : undefined, ttlMs: ttlMs >= 0 ? ttlMs : undefined };
+  }
+
   async set(key: string, value: T, ttlMs: number) {
     await this.redis.set(this.prefix + key, JSON.stringify(value), 'PX', Math.max(1, Math.floor(ttlMs)));
   }
@@ -61,8 +67,9 @@ export class RedisTtlCache<T> extends TtlCache<T> {
   }
 }
 
-// How long a copy read from Redis is kept in process at most. Redis announces every change of
-// it; this bounds what a failure nobody foresaw could leave behind.
+// How long a copy read from Redis is kept in process at most (and never beyond its time in
+// Redis). Redis announces every change of it; this bounds what a failure nobody foresaw could
+// leave behind.
 const NEAR_TTL_MS = 10_000;
 
 // A read from Redis under way. `stale`: a change of its key was announced meanwhile, so what it
@@ -108,17 +115,25 @@ export class NearRedisTtlCache<T extends object> extends TtlCache<T> {
     const current = this.flights.get(key);
     if (current) return current.value;
     const keep = this.invalidations.listening;
-    const flight: Flight<T> = { value: this.far.get(key), stale: false };
+    const flight: Flight<T> = {
+      value: this.far.getWithTtl(key).then(
+        ({ value, ttlMs }) => {
+          if (this.flights.get(key) === flight) this.flights.delete(key);
+          // Kept no longer than Redis keeps it: Redis announces an expiry only when it gets to
+          // deleting the key, which may be late.
+          if (value !== undefined && keep && !flight.stale && this.invalidations.listening) {
+            this.near.set(key, value, { ttl: Math.max(1, Math.min(NEAR_TTL_MS, ttlMs ?? NEAR_TTL_MS)) });
+          }
+          return value;
+        },
+        (error: unknown) => {
+          if (this.flights.get(key) === flight) this.flights.delete(key);
+          throw error;
+        },
+      ),
+      stale: false,
+    };
     this.flights.set(key, flight);
-    flight.value.then(
-      (value) => {
-        if (this.flights.get(key) === flight) this.flights.delete(key);
-        if (value !== undefined && keep && !flight.stale && this.invalidations.listening) this.near.set(key, value);
-      },
-      () => {
-        if (this.flights.get(key) === flight) this.flights.delete(key);
-      },
-    );
     return flight.value;
   }
 
