@@ -25,6 +25,7 @@ export class RedisKeyInvalidations {
   // Bumped when the connection drops: a subscription set up before is not the current one.
   private drops = 0;
   private warned = false;
+  private closed = false;
   listening = false;
 
   constructor(
@@ -52,11 +53,14 @@ export class RedisKeyInvalidations {
     connection.connect().catch(() => undefined);
   }
 
+  // A connection still being set up (a boot refused right after start) is dropped at once.
   async close(): Promise<void> {
+    this.closed = true;
     this.listening = false;
     const connection = this.connection;
     if (!connection) return;
     connection.removeAllListeners('close');
+    if (connection.status !== 'ready') return connection.disconnect();
     await connection.quit().catch(() => connection.disconnect());
   }
 
@@ -68,9 +72,9 @@ export class RedisKeyInvalidations {
       const prefixes = [...this.subscribers.keys()].flatMap((prefix) => ['PREFIX', prefix]);
       await connection.call('CLIENT', 'TRACKING', 'ON', 'REDIRECT', id, 'BCAST', ...prefixes);
       await connection.subscribe(CHANNEL);
-      if (drops === this.drops && connection.status === 'ready') this.listening = true;
+      if (drops === this.drops && connection.status === 'ready' && !this.closed) this.listening = true;
     } catch (error) {
-      if (this.warned) return;
+      if (this.warned || this.closed) return;
       this.warned = true;
       this.logger.warn(`Redis does not announce changed keys (${(error as Error).message}); cached copies are read from Redis every time`);
     }
