@@ -94,6 +94,22 @@ describe.each(adapters)('TtlCache: $name', ({ skip, make }) => {
   });
 });
 
+describe('in-process answers, given together on the next turn', () => {
+  it('answers every read of a turn, and a read its answer leads to, each with its own value', async () => {
+    const cache = new LruTtlCache<Value>(1_000);
+    for (let v = 0; v < 500; v++) await cache.set(`k${v}`, { v }, 60_000);
+    let late: Promise<Value | undefined> | undefined;
+    const reads = Array.from({ length: 500 }, (_, v) =>
+      cache.get(`k${v}`).then((value) => {
+        if (v === 0) late = cache.get('k499');
+        return value?.v;
+      }),
+    );
+    expect(await Promise.all(reads)).toEqual(Array.from({ length: 500 }, (_, v) => v));
+    expect(await late).toEqual({ v: 499 });
+  });
+});
+
 const describeRedis = REDIS_URL ? describe : describe.skip;
 
 describeRedis('copies in process: never a value Redis no longer holds (needs REDIS_URL)', () => {

@@ -12,6 +12,28 @@ export abstract class TtlCache<T> {
   abstract delete(keys: string[]): Promise<void>;
 }
 
+// The answers of in-process lookups, given on the event loop's next turn (its check phase), all
+// of one turn's together. As a Redis answer comes on a later turn, under load the requests read
+// in one turn then run their first half together, and their second half together once their
+// lookups are answered, rather than each running through the whole stack before the next starts
+// (the same code stays in the processor's caches). Measured with bench:auth on the authenticated
+// route: answering on the next turn at all saved about a fifth of the CPU per request; one
+// `setImmediate` for the turn's answers, resolved in one go (their requests' next steps then run
+// in one pass of the microtask queue), instead of one per answer, saved a tenth more. The cost is
+// one turn of latency. A callback here must not throw.
+let answers: (() => void)[] = [];
+
+function answerAll(): void {
+  const turn = answers;
+  answers = [];
+  for (const answer of turn) answer();
+}
+
+function onNextTurn(answer: () => void): void {
+  if (answers.length === 0) setImmediate(answerAll);
+  answers.push(answer);
+}
+
 export class LruTtlCache<T extends object> extends TtlCache<T> {
   private readonly lru: LRUCache<string, T>;
 
@@ -20,14 +42,9 @@ export class LruTtlCache<T extends object> extends TtlCache<T> {
     this.lru = new LRUCache({ max });
   }
 
-  // Answered on the event loop's next turn (its check phase), as the Redis cache's answer comes
-  // on a later turn: under load the requests read in one turn then run their first half
-  // together, and their second half together once their lookups are answered, rather than
-  // each running through the whole stack before the next starts. Measured with bench:auth on
-  // the authenticated route without Redis: about a fifth less CPU per request (the same code
-  // stays in the processor's caches), at the cost of one turn of latency.
+  // Answered on the next turn (onNextTurn).
   get(key: string): Promise<T | undefined> {
-    return new Promise((resolve) => setImmediate(() => resolve(this.lru.get(key))));
+    return new Promise((resolve) => onNextTurn(() => resolve(this.lru.get(key))));
   }
 
   async set(key: string, value: T, ttlMs: number) {
@@ -101,11 +118,10 @@ export class NearRedisTtlCache<T extends object> extends TtlCache<T> {
   }
 
   get(key: string): Promise<T | undefined> {
-    return new Promise((resolve, reject) =>
-      setImmediate(() => {
+    return new Promise((resolve) =>
+      onNextTurn(() => {
         const held = this.invalidations.listening ? this.near.get(key) : undefined;
-        if (held !== undefined) resolve(held);
-        else this.read(key).then(resolve, reject);
+        resolve(held !== undefined ? held : this.read(key));
       }),
     );
   }
