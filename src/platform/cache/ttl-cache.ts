@@ -16,11 +16,11 @@ export abstract class TtlCache<T> {
 // of one turn's together. As a Redis answer comes on a later turn, under load the requests read
 // in one turn then run their first half together, and their second half together once their
 // lookups are answered, rather than each running through the whole stack before the next starts
-// (the same code stays in the processor's caches). Measured with bench:auth on the authenticated
-// route: answering on the next turn at all saved about a fifth of the CPU per request; one
-// `setImmediate` for the turn's answers, resolved in one go (their requests' next steps then run
-// in one pass of the microtask queue), instead of one per answer, saved a tenth more. The cost is
-// one turn of latency. A callback here must not throw.
+// (the same code stays in the processor's caches). On the authenticated route, answering on the
+// next turn at all saved about a fifth of the CPU per request (bench:auth); one `setImmediate`
+// for the turn's answers, resolved in one go (their requests' next steps then run in one pass of
+// the microtask queue), instead of one per answer, a tenth more (pinned, interleaved runs). The
+// cost is one turn of latency. A callback here must not throw.
 let answers: (() => void)[] = [];
 
 function answerAll(): void {
