@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import type { InvalidationSubscriber } from '../redis/key-invalidations.js';
@@ -164,6 +165,87 @@ describeRedis('copies in process: never a value Redis no longer holds (needs RED
     expect(await cache.get('s')).toEqual({ v: 2 });
     await raw.set(`${prefix}s`, JSON.stringify({ v: 3 }));
     await until(async () => (await cache.get('s'))?.v === 3);
+  });
+});
+
+// A TCP proxy to Redis that can go silent: it stops passing bytes either way and closes nothing,
+// as a NAT that forgot the flow does.
+async function silenceableProxy(): Promise<{ url: string; silence(): void; close(): Promise<void> }> {
+  const target = new URL(REDIS_URL!);
+  const sockets: Socket[] = [];
+  let silent = false;
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port || 6379), target.hostname);
+    sockets.push(client, upstream);
+    client.on('data', (data) => void (silent || upstream.write(data)));
+    upstream.on('data', (data) => void (silent || client.write(data)));
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    for (const socket of [client, upstream]) socket.on('error', end).on('close', end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = new URL(REDIS_URL!);
+  url.hostname = '127.0.0.1';
+  url.port = String((server.address() as AddressInfo).port);
+  return {
+    url: url.toString(),
+    silence: () => void (silent = true),
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describeRedis('copies in process, when the announcing connection fails without a word (needs REDIS_URL)', () => {
+  it('a connection gone silent (no close ever comes) stops the copies within seconds', async () => {
+    const proxy = await silenceableProxy();
+    const invalidations = new RedisKeyInvalidations(proxy.url, REDIS_OPTIONS);
+    try {
+      const prefix = newPrefix();
+      const cache = new NearRedisTtlCache<Value>(new RedisTtlCache<Value>(redis(), prefix), invalidations, prefix, 100);
+      invalidations.start();
+      await until(() => invalidations.listening);
+      const raw = redis();
+      await raw.set(`${prefix}s`, JSON.stringify({ v: 1 }));
+      await new Promise((resolve) => setTimeout(resolve, 200)); // the write's own announcement has come
+      expect(await cache.get('s')).toEqual({ v: 1 });
+      proxy.silence();
+      await raw.del(`${prefix}s`); // its announcement never arrives
+      const deletedAt = Date.now();
+      expect(await cache.get('s')).toEqual({ v: 1 }); // the copy, as nothing says otherwise yet
+      await until(async () => (await cache.get('s')) === undefined, 6_000);
+      // The last answered PING vouches for two seconds at most (a copy's own limit is ten).
+      expect(Date.now() - deletedAt).toBeLessThan(3_000);
+    } finally {
+      await invalidations.close();
+      await proxy.close();
+    }
+  });
+
+  it('when the connection the values are read on drops, the announcing one starts again with it', async () => {
+    const name = `cache-test-${randomBytes(4).toString('hex')}`;
+    const main = new Redis(REDIS_URL!, { ...REDIS_OPTIONS, connectionName: name });
+    connections.push(main);
+    const invalidations = new RedisKeyInvalidations(REDIS_URL!, REDIS_OPTIONS, main);
+    listeners.push(invalidations);
+    const prefix = newPrefix();
+    const cache = new NearRedisTtlCache<Value>(new RedisTtlCache<Value>(main, prefix), invalidations, prefix, 100);
+    invalidations.start();
+    await until(() => invalidations.listening);
+    const raw = redis();
+    await raw.set(`${prefix}s`, JSON.stringify({ v: 1 }));
+    expect(await cache.get('s')).toEqual({ v: 1 });
+    const list = String(await raw.client('LIST'));
+    const ids = [...list.matchAll(/id=(\d+) [^\n]*name=(\S+)/g)].filter((m) => m[2] === name).map((m) => m[1]);
+    expect(ids).toHaveLength(1);
+    await raw.client('KILL', 'ID', ids[0]);
+    await until(() => !invalidations.listening);
+    await until(() => invalidations.listening);
+    await raw.set(`${prefix}s`, JSON.stringify({ v: 2 }));
+    await until(async () => (await cache.get('s'))?.v === 2);
   });
 });
 

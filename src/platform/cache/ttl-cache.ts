@@ -20,13 +20,22 @@ export abstract class TtlCache<T> {
 // next turn at all saved about a fifth of the CPU per request (bench:auth); one `setImmediate`
 // for the turn's answers, resolved in one go (their requests' next steps then run in one pass of
 // the microtask queue), instead of one per answer, a tenth more (pinned, interleaved runs). The
-// cost is one turn of latency. A callback here must not throw.
+// cost is one turn of latency.
 let answers: (() => void)[] = [];
 
 function answerAll(): void {
   const turn = answers;
   answers = [];
-  for (const answer of turn) answer();
+  for (const answer of turn) {
+    try {
+      answer();
+    } catch (error) {
+      // The others are still answered; the fault is raised as it would have been.
+      queueMicrotask(() => {
+        throw error;
+      });
+    }
+  }
 }
 
 function onNextTurn(answer: () => void): void {
@@ -69,10 +78,11 @@ export class RedisTtlCache<T> extends TtlCache<T> {
     return raw ? (JSON.parse(raw) as T) : undefined;
   }
 
-  // The value and how long Redis keeps it yet (undefined: for ever), in one round trip.
+  // The value and how long Redis keeps it yet (undefined: for ever; 0: gone by the time it was
+  // asked), in one round trip (two commands in one write).
   async getWithTtl(key: string): Promise<{ value: T | undefined; ttlMs: number | undefined }> {
     const [raw, ttlMs] = await Promise.all([this.redis.get(this.prefix + key), this.redis.pttl(this.prefix + key)]);
-    return { value: raw ? (JSON.parse(raw) as T) : undefined, ttlMs: ttlMs >= 0 ? ttlMs : undefined };
+    return { value: raw ? (JSON.parse(raw) as T) : undefined, ttlMs: ttlMs === -1 ? undefined : Math.max(0, ttlMs) };
   }
 
   async set(key: string, value: T, ttlMs: number) {
@@ -137,7 +147,7 @@ export class NearRedisTtlCache<T extends object> extends TtlCache<T> {
           if (this.flights.get(key) === flight) this.flights.delete(key);
           // Kept no longer than Redis keeps it: Redis announces an expiry only when it gets to
           // deleting the key, which may be late.
-          if (value !== undefined && keep && !flight.stale && this.invalidations.listening) {
+          if (value !== undefined && ttlMs !== 0 && keep && !flight.stale && this.invalidations.listening) {
             this.near.set(key, value, { ttl: Math.max(1, Math.min(NEAR_TTL_MS, ttlMs ?? NEAR_TTL_MS)) });
           }
           return value;

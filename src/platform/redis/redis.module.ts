@@ -62,9 +62,9 @@ export function watchRedis(redis: Redis, logger: Logger): Redis {
     },
     {
       provide: KEY_INVALIDATIONS,
-      inject: [AppConfig],
-      useFactory: (config: AppConfig): OptionalKeyInvalidations =>
-        config.env.REDIS_URL ? new RedisKeyInvalidations(config.env.REDIS_URL, REDIS_OPTIONS) : null,
+      inject: [AppConfig, REDIS],
+      useFactory: (config: AppConfig, redis: OptionalRedis): OptionalKeyInvalidations =>
+        config.env.REDIS_URL && redis ? new RedisKeyInvalidations(config.env.REDIS_URL, REDIS_OPTIONS, redis) : null,
     },
   ],
   exports: [REDIS, KEY_INVALIDATIONS],
