@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
+import { waitFor } from '../../../test/helpers.js';
 import type { InvalidationSubscriber } from '../redis/key-invalidations.js';
 import { RedisKeyInvalidations } from '../redis/key-invalidations.js';
 import { REDIS_OPTIONS } from '../redis/redis.module.js';
@@ -42,12 +43,15 @@ async function replica(prefix: string, name = `cache-test-${randomBytes(4).toStr
   return { cache, invalidations, name };
 }
 
-async function until(done: () => boolean | Promise<boolean>, ms = 3_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+// Until the condition holds (test/helpers' waitFor, for a yes or no).
+const until = (done: () => boolean | Promise<boolean>, ms = 3_000) => waitFor('the condition', async () => ((await done()) ? true : undefined), ms);
+
+// Cuts the connection of that name, as Redis or a network would.
+async function killClient(raw: Redis, name: string): Promise<void> {
+  const list = String(await raw.client('LIST'));
+  const ids = [...list.matchAll(/id=(\d+) [^\n]*name=(\S+)/g)].filter((m) => m[2] === name).map((m) => m[1]);
+  expect(ids).toHaveLength(1);
+  await raw.client('KILL', 'ID', ids[0]);
 }
 
 afterAll(async () => {
@@ -153,11 +157,7 @@ describeRedis('copies in process: never a value Redis no longer holds (needs RED
     await raw.set(`${prefix}s`, JSON.stringify({ v: 1 }));
     expect(await cache.get('s')).toEqual({ v: 1 });
     // The announcing connection is cut; the key changes before it is back.
-    const list = String(await raw.client('LIST'));
-    const id = /id=(\d+) [^\n]*name=(\S+)/g;
-    const ids = [...list.matchAll(id)].filter((m) => m[2] === name).map((m) => m[1]);
-    expect(ids).toHaveLength(1);
-    await raw.client('KILL', 'ID', ids[0]);
+    await killClient(raw, name);
     await until(() => !invalidations.listening);
     await raw.set(`${prefix}s`, JSON.stringify({ v: 2 }));
     expect(await cache.get('s')).toEqual({ v: 2 });
@@ -238,10 +238,7 @@ describeRedis('copies in process, when the announcing connection fails without a
     const raw = redis();
     await raw.set(`${prefix}s`, JSON.stringify({ v: 1 }));
     expect(await cache.get('s')).toEqual({ v: 1 });
-    const list = String(await raw.client('LIST'));
-    const ids = [...list.matchAll(/id=(\d+) [^\n]*name=(\S+)/g)].filter((m) => m[2] === name).map((m) => m[1]);
-    expect(ids).toHaveLength(1);
-    await raw.client('KILL', 'ID', ids[0]);
+    await killClient(raw, name);
     await until(() => !invalidations.listening);
     await until(() => invalidations.listening);
     await raw.set(`${prefix}s`, JSON.stringify({ v: 2 }));

@@ -74,15 +74,18 @@ export class RedisTtlCache<T> extends TtlCache<T> {
   }
 
   async get(key: string) {
-    const raw = await this.redis.get(this.prefix + key);
-    return raw ? (JSON.parse(raw) as T) : undefined;
+    return this.parse(await this.redis.get(this.prefix + key));
   }
 
   // The value and how long Redis keeps it yet (undefined: for ever; 0: gone by the time it was
   // asked), in one round trip (two commands in one write).
   async getWithTtl(key: string): Promise<{ value: T | undefined; ttlMs: number | undefined }> {
     const [raw, ttlMs] = await Promise.all([this.redis.get(this.prefix + key), this.redis.pttl(this.prefix + key)]);
-    return { value: raw ? (JSON.parse(raw) as T) : undefined, ttlMs: ttlMs === -1 ? undefined : Math.max(0, ttlMs) };
+    return { value: this.parse(raw), ttlMs: ttlMs === -1 ? undefined : Math.max(0, ttlMs) };
+  }
+
+  private parse(raw: string | null): T | undefined {
+    return raw ? (JSON.parse(raw) as T) : undefined;
   }
 
   async set(key: string, value: T, ttlMs: number) {
@@ -141,19 +144,22 @@ export class NearRedisTtlCache<T extends object> extends TtlCache<T> {
     const current = this.flights.get(key);
     if (current) return current.value;
     const keep = this.invalidations.listening;
+    const landed = () => {
+      if (this.flights.get(key) === flight) this.flights.delete(key);
+    };
     const flight: Flight<T> = {
       value: this.far.getWithTtl(key).then(
         ({ value, ttlMs }) => {
-          if (this.flights.get(key) === flight) this.flights.delete(key);
+          landed();
           // Kept no longer than Redis keeps it: Redis announces an expiry only when it gets to
           // deleting the key, which may be late.
           if (value !== undefined && ttlMs !== 0 && keep && !flight.stale && this.invalidations.listening) {
-            this.near.set(key, value, { ttl: Math.max(1, Math.min(NEAR_TTL_MS, ttlMs ?? NEAR_TTL_MS)) });
+            this.near.set(key, value, { ttl: Math.min(NEAR_TTL_MS, ttlMs ?? NEAR_TTL_MS) });
           }
           return value;
         },
         (error: unknown) => {
-          if (this.flights.get(key) === flight) this.flights.delete(key);
+          landed();
           throw error;
         },
       ),
