@@ -22,7 +22,9 @@ const credentials: Middleware = {
 let refreshing: Promise<boolean> | undefined;
 
 // With short access tokens (settings accessTokenMinutes) the login answered a refresh token: on a
-// 401, one POST /auth-api/refresh (shared by concurrent calls), then the call once more.
+// 401, one POST /auth-api/refresh (shared by concurrent calls), then the call once more. A call
+// whose 401 comes after another call's refresh has ended (it was sent with the old token) is only
+// sent again with the new one.
 async function refresh(): Promise<boolean> {
   const s = session();
   if (!s?.login.refreshToken) return false;
@@ -37,13 +39,18 @@ async function refresh(): Promise<boolean> {
   return true;
 }
 
+const bearer = () => `Bearer ${session()?.login.accessToken}`;
+
 async function fetchWithRefresh(request: Request): Promise<Response> {
   const retry = request.clone();
+  const sent = request.headers.get('authorization');
   const res = await fetch(request);
   if (res.status !== 401 || !session()?.login.refreshToken || request.url.endsWith('/auth-api/refresh')) return res;
-  refreshing ??= refresh().finally(() => (refreshing = undefined));
-  if (!(await refreshing)) return res;
-  retry.headers.set('authorization', `Bearer ${session()!.login.accessToken}`);
+  if (sent === bearer()) {
+    refreshing ??= refresh().finally(() => (refreshing = undefined));
+    if (!(await refreshing)) return res;
+  }
+  retry.headers.set('authorization', bearer());
   return fetch(retry);
 }
 
