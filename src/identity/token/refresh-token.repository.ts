@@ -1,24 +1,29 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { DatabasePool } from '../../platform/database/database-pool.js';
 import { RefreshTokenEntity } from './refresh-token.entity.js';
 
 const COLUMNS = '"id", "storeId", "userId", "sessionId", "tokenHash", "familyKey", "createdAt", "expiresAt", "spentAt", "successorId"';
 
 // Tenant-level: store id first (`findByHashInAnyStore` serves introspection by a calling service).
 // Plain SQL: a refresh is two statements, and the rotation must be one conditional statement.
+// Those two, and the insert of a login's first token, are named statements (DatabasePool.query).
 @Injectable()
 export class RefreshTokenRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly pool: DatabasePool,
+  ) {}
 
   async insert(row: RefreshTokenEntity): Promise<void> {
-    await this.dataSource.query(`INSERT INTO "refresh_tokens" (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, [
+    await this.pool.query('refresh-token-insert', `INSERT INTO "refresh_tokens" (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, [
       row.id, row.storeId, row.userId, row.sessionId, row.tokenHash, row.familyKey, row.createdAt, row.expiresAt, row.spentAt, row.successorId,
     ]);
   }
 
   async findByHash(storeId: string, tokenHash: string): Promise<RefreshTokenEntity | undefined> {
-    const rows: RefreshTokenEntity[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM "refresh_tokens" WHERE "storeId" = $1 AND "tokenHash" = $2`, [storeId, tokenHash]);
+    const rows = await this.pool.query<RefreshTokenEntity>('refresh-token-by-hash', `SELECT ${COLUMNS} FROM "refresh_tokens" WHERE "storeId" = $1 AND "tokenHash" = $2`, [storeId, tokenHash]);
     return rows[0];
   }
 
@@ -36,7 +41,8 @@ export class RefreshTokenRepository {
   // two concurrent rotations (two replicas included) exactly one gets true. Tokens of the same
   // session spent before `forgetBefore` are deleted on the way.
   async rotate(storeId: string, id: string, successor: { id: string; tokenHash: string; createdAt: Date }, forgetBefore: Date): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
+    const rows = await this.pool.query(
+      'refresh-token-rotate',
       `WITH spent AS (
          UPDATE "refresh_tokens" SET "spentAt" = $3, "successorId" = $4
          WHERE "storeId" = $1 AND "id" = $2 AND "spentAt" IS NULL
