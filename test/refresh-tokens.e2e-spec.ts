@@ -1,4 +1,4 @@
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
@@ -237,6 +237,33 @@ describe('refresh tokens on (accessTokenMinutes: 5)', () => {
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
   });
 });
+
+describe('refreshes per address (rateLimits.refreshPerIp)', () => {
+  let t: TestApp;
+  let store: RegisteredStore;
+  beforeAll(async () => {
+    t = await startApp({ env: { TRUST_PROXY: 'loopback' }, settings: { ...REFRESH_SETTINGS, rateLimits: { refreshPerIp: { points: 3, durationSeconds: 60 } } } });
+    store = await registerStore(t.http);
+  });
+  afterAll(() => t?.close());
+
+  it('unknown tokens use up the address; a live token refused there is not spent, and refreshes from another address', async () => {
+    const from = (address: string, token: string) => refresh(t, store.codename, token).set('X-Forwarded-For', address);
+    const [a, b] = [`10.${randomOctets()}`, `10.${randomOctets()}`];
+    for (let i = 0; i < 3; i++) expectError(await from(a, `unknown-${i}`), 401, 'RefreshTokenInvalid');
+    expectError(await from(a, 'unknown-4'), 429, 'TooManyRequests');
+    const p = await loginPair(t, store);
+    const refused = await from(a, p.refreshToken);
+    expectError(refused, 429, 'TooManyRequests');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    const elsewhere = await from(b, p.refreshToken).expect(200);
+    expect(elsewhere.body.sessionId).toBe(p.sessionId);
+  });
+});
+
+function randomOctets(): string {
+  return Array.from(randomBytes(3)).join('.');
+}
 
 describe('refresh tokens with a second factor', () => {
   let t: TestApp;

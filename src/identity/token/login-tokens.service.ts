@@ -82,15 +82,18 @@ export class LoginTokenService {
   // Rotation: the refresh token is spent and the next pair answered. Within the grace window a
   // spent token answers the pair it produced again; later it ends its session (reuse).
   async refresh(store: Tenant, token: string | undefined, ip: string | undefined, context: AuditContext = {}): Promise<{ session: SessionData; tokens: LoginTokens }> {
-    await this.limits.consume('refreshPerIp', ip ?? 'unknown');
-    if (!token || token.length > MAX_REFRESH_TOKEN_LENGTH) throw invalid();
     const now = this.clock.now();
-    let row = await this.refreshTokens.findByHash(store.id, sha256(token));
-    if (!row || row.expiresAt <= now || !store.isActive) throw invalid();
-    // The session's limit and its lookup are asked together: with Redis both go out in one
-    // write (one round trip). A refused call has only looked the session up.
-    const [, session] = await Promise.all([this.limits.consume('refreshPerSession', row.sessionId), this.sessions.get(store.id, row.sessionId)]);
-    if (!session || session.userId !== row.userId) throw invalid();
+    let row = token && token.length <= MAX_REFRESH_TOKEN_LENGTH ? await this.refreshTokens.findByHash(store.id, sha256(token)) : undefined;
+    const live = !!row && row.expiresAt > now && store.isActive;
+    // The address's limit, the session's and the session itself are asked together: with Redis
+    // they go out in one write (one round trip). Every call takes a point of its address, a live
+    // token's one of its session too, before anything is spent; a refused call has only read.
+    const [, , session] = await Promise.all([
+      this.limits.consume('refreshPerIp', ip ?? 'unknown'),
+      live && this.limits.consume('refreshPerSession', row!.sessionId),
+      live ? this.sessions.get(store.id, row!.sessionId) : undefined,
+    ]);
+    if (!token || !row || !live || !session || session.userId !== row.userId) throw invalid();
 
     if (!row.spentAt) {
       const successor = { id: randomUUID(), token: this.successorOf(row, token), createdAt: now };
