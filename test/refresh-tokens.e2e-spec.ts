@@ -6,7 +6,6 @@ import { DataSource } from 'typeorm';
 import { mintMachineToken } from '../src/identity/m2m/machine-token.js';
 import { ManualClock } from '../src/platform/clock/clock.js';
 import type { SettingsOverrides } from '../src/platform/config/settings.js';
-import { DatabasePool } from '../src/platform/database/database-pool.js';
 import {
   cookieNamed,
   describeWithRedis,
@@ -114,24 +113,6 @@ describe('refresh tokens on (accessTokenMinutes: 5)', () => {
     const r2 = await refresh(t, store.codename, r1.body.refreshToken).expect(200);
     expect(r2.body.sessionId).toBe(p.sessionId);
     await me(t, store.codename, r2.body.accessToken).expect(200);
-  });
-
-  it(`a refresh's statements (DatabasePool.query) are named, prepared once per connection, on PostgreSQL, and plain on the embedded database`, async () => {
-    // The connection a statement ran on is the next one taken (the pool hands out the last one
-    // back first), unless the service took it meanwhile: a few tries.
-    const pool = t.app.get(DatabasePool);
-    const prepared = async () => {
-      for (let i = 0; i < 10; i++) {
-        const rows = await pool.query<{ one: number }>('test-probe', 'SELECT $1::int AS one', [1]);
-        expect(rows).toEqual([{ one: 1 }]);
-        const names: { name: string }[] = await t.app.get(DataSource).query('SELECT "name" FROM pg_prepared_statements');
-        if (names.some((n) => n.name === 'test-probe')) return names.map((n) => n.name);
-      }
-      return [];
-    };
-    const names = await prepared();
-    if (process.env.DATABASE_URL) expect(names).toEqual(expect.arrayContaining(['test-probe']));
-    else expect(names).toEqual([]);
   });
 
   it('the cookies: the refresh token is httpOnly, SameSite=Lax, Secure as the access cookie, with the refresh route as its Path; the cookie alone refreshes', async () => {
