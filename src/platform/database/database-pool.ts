@@ -41,7 +41,8 @@ export class DatabasePool {
   private sharedSession: Promise<boolean> | undefined;
   // On a shared session: each connection's tag and the statements it named.
   private readonly prepared = new WeakMap<PgClient, { tag: string; names: Set<string> }>();
-  private deallocating = false;
+  // Whether the pool's dropped connections are watched (on a shared session, from its first call).
+  private removalsWatched = false;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -72,7 +73,7 @@ export class DatabasePool {
     );
     const pool = this.pool!;
     if (!(await this.sharedSession)) return (await pool.query({ name, text, values })).rows as T[];
-    if (!this.deallocating) this.deallocateDropped(pool);
+    if (!this.removalsWatched) this.deallocateDropped(pool);
     const client = await pool.connect();
     try {
       const rows = (await client.query({ name: this.nameOn(client, name), text, values })).rows as T[];
@@ -94,7 +95,7 @@ export class DatabasePool {
 
   // A dropped connection's statements stay in the shared session: deallocated through another.
   private deallocateDropped(pool: PgPool): void {
-    this.deallocating = true;
+    this.removalsWatched = true;
     pool.on('remove', (client) => {
       const names = this.prepared.get(client)?.names;
       if (!names?.size || !this.dataSource.isInitialized) return; // nothing named, or closing
