@@ -1,10 +1,11 @@
-import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
+import { createHash, createHmac, generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { DataSource } from 'typeorm';
 import { mintMachineToken } from '../src/identity/m2m/machine-token.js';
 import { ManualClock } from '../src/platform/clock/clock.js';
+import { AppConfig } from '../src/platform/config/app-config.js';
 import type { SettingsOverrides } from '../src/platform/config/settings.js';
 import {
   cookieNamed,
@@ -90,7 +91,9 @@ describe('refresh tokens on (accessTokenMinutes: 5)', () => {
 
   it('login answers a refresh token and when the access token expires; the access token lives 5 minutes and carries the standard claims', async () => {
     const p = await loginPair(t, store);
-    expect(p.refreshToken).toMatch(/^[A-Za-z0-9_-]{43,}$/); // 256 bits, base64url
+    // the session's id, then 256 random bits, base64url
+    expect(p.refreshToken).toMatch(/^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/);
+    expect(Buffer.from(p.refreshToken.slice(0, 22), 'base64url').toString('hex')).toBe(p.sessionId.replaceAll('-', ''));
     const claims = decodeJwt(p.accessToken);
     expect(claims.exp! - claims.iat!).toBe(300);
     expect(new Date(p.body.accessTokenExpiresAt as string).getTime()).toBe(claims.exp! * 1000);
@@ -209,6 +212,51 @@ describe('refresh tokens on (accessTokenMinutes: 5)', () => {
     expectError(await refresh(t, s.codename, kept.body.refreshToken), 401, 'RefreshTokenInvalid');
   });
 
+  it('a made-up token naming a live session is refused and does not use up that session\'s refreshes', async () => {
+    const p = await loginPair(t, store);
+    const named = p.refreshToken.slice(0, 23);
+    for (let i = 0; i < 10; i++) expectError(await refresh(t, store.codename, named + randomBytes(32).toString('base64url')), 401, 'RefreshTokenInvalid');
+    // a token naming a session of its own store it does not belong to
+    const other = await loginPair(t, store);
+    expectError(await refresh(t, store.codename, named + other.refreshToken.slice(23)), 401, 'RefreshTokenInvalid');
+    await refresh(t, store.codename, p.refreshToken).expect(200); // past rateLimits.refreshPerSession's 8 points without the giving back
+    await refresh(t, store.codename, other.refreshToken).expect(200);
+  });
+
+  it('a token of the previous format (no session in it) refreshes; one spent by a previous build answers its derived pair within the grace window', async () => {
+    const db = t.app.get(DataSource);
+    const pepper = t.app.get(AppConfig).env.KEY_ENCRYPTION_SECRET ?? '';
+    const p = await loginPair(t, store);
+    const [{ expiresAt }]: { expiresAt: Date }[] = await db.query('SELECT "expiresAt" FROM "refresh_tokens" WHERE "sessionId" = $1', [p.sessionId]);
+    const familyKey = randomBytes(32).toString('hex');
+    const row = (token: string, extra: { spentAt?: Date; successorId?: string; id?: string } = {}) =>
+      db.query(
+        `INSERT INTO "refresh_tokens" ("id", "storeId", "userId", "sessionId", "tokenHash", "familyKey", "createdAt", "expiresAt", "spentAt", "successorId")
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        [extra.id ?? randomUUID(), store.storeId, store.ownerId, p.sessionId, sha256(token), familyKey, clock.now(), expiresAt, extra.spentAt ?? null, extra.successorId ?? null],
+      );
+
+    const legacy = randomBytes(32).toString('base64url');
+    await row(legacy);
+    const r = await refresh(t, store.codename, legacy).expect(200);
+    expect(r.body.refreshToken.slice(0, 22)).toBe(p.refreshToken.slice(0, 22));
+    clock.advance(2_000);
+    const retry = await refresh(t, store.codename, legacy).expect(200);
+    expect(retry.body).toMatchObject({ refreshToken: r.body.refreshToken, accessToken: r.body.accessToken });
+    await me(t, store.codename, r.body.accessToken).expect(200);
+
+    // spent by a previous build a second ago: its successor was derived from the family key
+    const spentLegacy = randomBytes(32).toString('base64url');
+    const derived = createHmac('sha256', `${familyKey}:${pepper}`).update(spentLegacy).digest('base64url');
+    const successorId = randomUUID();
+    await row(derived, { id: successorId });
+    await row(spentLegacy, { spentAt: new Date(clock.now().getTime() - 1_000), successorId });
+    const again = await refresh(t, store.codename, spentLegacy).expect(200);
+    expect(again.body.refreshToken).toBe(derived);
+    expect(decodeJwt(again.body.accessToken).jti).toBe(successorId);
+    await refresh(t, store.codename, derived).expect(200);
+  });
+
   it('refreshes are limited per session (rateLimits.refreshPerSession)', async () => {
     const p = await loginPair(t, store);
     let token = p.refreshToken;
@@ -241,6 +289,10 @@ describe('refreshes per address (rateLimits.refreshPerIp)', () => {
     expect(elsewhere.body.sessionId).toBe(p.sessionId);
   });
 });
+
+function sha256(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
 
 function randomOctets(): string {
   return Array.from(randomBytes(3)).join('.');

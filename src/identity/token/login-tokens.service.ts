@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { Clock, DAY_MS } from '../../platform/clock/clock.js';
 import { AppConfig } from '../../platform/config/app-config.js';
@@ -34,8 +34,8 @@ const MAX_REFRESH_TOKEN_LENGTH = 200;
 // minutes and a refresh token, rotated at every use, gets the next pair while the session lives.
 @Injectable()
 export class LoginTokenService {
-  // KEY_ENCRYPTION_SECRET, when set, takes part in deriving successors: the table alone then
-  // does not let a spent token be turned into the live one.
+  // KEY_ENCRYPTION_SECRET, when set, takes part in sealing successors: the table and a spent
+  // token together then do not give the live one either.
   private readonly pepper: string;
 
   constructor(
@@ -83,33 +83,48 @@ export class LoginTokenService {
   // spent token answers the pair it produced again; later it ends its session (reuse).
   async refresh(store: Tenant, token: string | undefined, ip: string | undefined, context: AuditContext = {}): Promise<{ session: SessionData; tokens: LoginTokens }> {
     const now = this.clock.now();
-    let row = token && token.length <= MAX_REFRESH_TOKEN_LENGTH ? await this.refreshTokens.findByHash(store.id, sha256(token)) : undefined;
-    const live = !!row && row.expiresAt > now && store.isActive;
+    const usable = !!token && token.length <= MAX_REFRESH_TOKEN_LENGTH && store.isActive;
+    const tokenHash = usable ? sha256(token) : undefined;
+    // The session the token names; a token of a previous build names none, and its row says.
+    const sessionId = usable ? (sessionNamedBy(token) ?? (await this.refreshTokens.findByHash(store.id, tokenHash!))?.sessionId) : undefined;
     // The address's limit, the session's and the session itself are asked together: with Redis
-    // they go out in one write (one round trip). Every call takes a point of its address, a live
-    // token's one of its session too, before anything is spent; a refused call has only read.
+    // they go out in one write (one round trip). Every call takes a point of its address, a call
+    // naming a session one of that session too, before anything is spent: a refused call spends
+    // nothing.
     const [, , session] = await Promise.all([
       this.limits.consume('refreshPerIp', ip ?? 'unknown'),
-      live && this.limits.consume('refreshPerSession', row!.sessionId),
-      live ? this.sessions.get(store.id, row!.sessionId) : undefined,
+      sessionId && this.limits.consume('refreshPerSession', sessionId),
+      sessionId ? this.sessions.get(store.id, sessionId) : undefined,
     ]);
-    if (!token || !row || !live || !session || session.userId !== row.userId) throw invalid();
+    if (!token || !sessionId || !session) throw invalid();
 
-    if (!row.spentAt) {
-      const successor = { id: randomUUID(), token: this.successorOf(row, token), createdAt: now };
-      const rotated = await this.refreshTokens.rotate(store.id, row.id, { id: successor.id, tokenHash: sha256(successor.token), createdAt: now }, new Date(now.getTime() - REMEMBER_SPENT_MS));
-      if (rotated) return { session, tokens: await this.pair(session, successor.id, now, successor.token) };
-      // Another request (on any replica) rotated it first: answer as a retry.
-      row = await this.refreshTokens.findById(store.id, row.id);
-      if (!row?.spentAt) throw invalid();
+    const successor = { id: randomUUID(), token: namedToken(sessionId) };
+    const { row, spent } = await this.refreshTokens.spend(
+      store.id,
+      tokenHash!,
+      { sessionId, userId: session.userId },
+      { id: successor.id, tokenHash: sha256(successor.token), sealed: sealSuccessor(token, successor.token, this.pepper) },
+      now,
+      new Date(now.getTime() - REMEMBER_SPENT_MS),
+    );
+    if (spent) return { session, tokens: await this.pair(session, successor.id, now, successor.token) };
+    if (!row || row.sessionId !== sessionId || row.userId !== session.userId || row.expiresAt <= now) {
+      // Not this session's token: its point goes back, so a made-up token naming someone's session
+      // does not use up that session's refreshes.
+      await this.limits.release('refreshPerSession', sessionId);
+      throw invalid();
     }
+    // Unspent, yet not spent by this call: another request (on any replica) spent it a moment ago.
+    const spentRow = row.spentAt ? row : await this.refreshTokens.findById(store.id, row.id);
+    if (!spentRow?.spentAt) throw invalid();
     const graceMs = this.config.settings.refreshReuseGraceSeconds * 1000;
-    if (graceMs > 0 && row.successorId && now.getTime() - row.spentAt.getTime() <= graceMs) {
-      const successor = await this.refreshTokens.findById(store.id, row.successorId);
-      if (successor) return { session, tokens: await this.pair(session, successor.id, successor.createdAt, this.successorOf(row, token)) };
+    if (graceMs > 0 && spentRow.successorId && now.getTime() - spentRow.spentAt.getTime() <= graceMs) {
+      const next = await this.refreshTokens.findById(store.id, spentRow.successorId);
+      const nextToken = next && this.successorOf(spentRow, token);
+      if (next && nextToken && sha256(nextToken) === next.tokenHash) return { session, tokens: await this.pair(session, next.id, next.createdAt, nextToken) };
     }
     // The session's end and its entry in one transaction.
-    await this.sessions.end(store.id, { id: row.sessionId }, (_count, tx) =>
+    await this.sessions.end(store.id, { id: sessionId }, (_count, tx) =>
       this.audit.record(
         {
           storeId: store.id,
@@ -117,10 +132,10 @@ export class LoginTokenService {
           outcome: 'failure',
           reason: 'refresh_token_reused',
           actor: { type: 'anonymous', id: null },
-          target: { type: 'session', id: row.sessionId },
+          target: { type: 'session', id: sessionId },
           details: { userId: row.userId },
         },
-        { ...context, sessionId: row.sessionId },
+        { ...context, sessionId },
         tx,
       ),
     );
@@ -156,7 +171,7 @@ export class LoginTokenService {
       const accessToken = await this.tokens.issue({ sessionId: session.sessionId, userId: session.userId, storeId: session.storeId, use: 'access' }, expiresAt);
       return { accessToken, accessTokenExpiresAt: expiresAt, sessionExpiresAt: expiresAt };
     }
-    const refreshToken = randomBytes(32).toString('base64url');
+    const refreshToken = namedToken(session.sessionId);
     const row: RefreshTokenEntity = {
       id: randomUUID(),
       storeId: session.storeId,
@@ -168,6 +183,7 @@ export class LoginTokenService {
       expiresAt: new Date(session.expiresAt),
       spentAt: null,
       successorId: null,
+      successorSealed: null,
     };
     await this.refreshTokens.insert(row);
     return this.pair(session, row.id, now, refreshToken);
@@ -188,9 +204,52 @@ export class LoginTokenService {
     return { accessToken, accessTokenExpiresAt, sessionExpiresAt, refreshToken };
   }
 
-  // The token that replaces `token`: derived, not drawn, so that every replica finds the same.
-  private successorOf(row: RefreshTokenEntity, token: string): string {
+  // The token that replaced the spent `token`: unsealed from its row, or for a token spent by a
+  // previous build (no sealed successor) derived from the family key as that build did.
+  private successorOf(row: RefreshTokenEntity, token: string): string | undefined {
+    if (row.successorSealed) return openSuccessor(token, row.successorSealed, this.pepper);
     return createHmac('sha256', `${row.familyKey}:${this.pepper}`).update(token).digest('base64url');
+  }
+}
+
+// A refresh token: the session's id (base64url, 22 characters), a dot, and 32 random bytes.
+// Naming the session lets a refresh ask the session's limit and the session before it reads the
+// token's row, and spend the token in the same statement that reads it.
+function namedToken(sessionId: string): string {
+  return `${Buffer.from(sessionId.replaceAll('-', ''), 'hex').toString('base64url')}.${randomBytes(32).toString('base64url')}`;
+}
+
+const NAMED_TOKEN = /^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/;
+
+function sessionNamedBy(token: string): string | undefined {
+  if (!NAMED_TOKEN.test(token)) return undefined;
+  const hex = Buffer.from(token.slice(0, 22), 'base64url').toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+// The successor is drawn at random and kept in the spent token's row under AES-256-GCM, with a
+// key only the spent token (and KEY_ENCRYPTION_SECRET, when set) gives: whoever presents the spent
+// token within the grace window gets the same successor, and the table alone opens none.
+function sealingKey(spentToken: string, pepper: string): Buffer {
+  return createHmac('sha256', `refresh-successor:${pepper}`).update(spentToken).digest();
+}
+
+function sealSuccessor(spentToken: string, successor: string, pepper: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', sealingKey(spentToken, pepper), iv);
+  const body = Buffer.concat([cipher.update(successor, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+}
+
+// undefined when it does not open (KEY_ENCRYPTION_SECRET changed since the token was spent).
+function openSuccessor(spentToken: string, sealed: string, pepper: string): string | undefined {
+  const raw = Buffer.from(sealed, 'base64url');
+  const decipher = createDecipheriv('aes-256-gcm', sealingKey(spentToken, pepper), raw.subarray(0, 12));
+  decipher.setAuthTag(raw.subarray(12, 28));
+  try {
+    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+  } catch {
+    return undefined;
   }
 }
 

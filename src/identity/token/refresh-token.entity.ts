@@ -1,8 +1,10 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-// One refresh token a session was given. Only its hash is kept; `familyKey` (the same for every
-// token of the session) derives the token that replaces it, so a retry within the grace window
-// gets the very pair the rotation produced, on any replica.
+// One refresh token a session was given. Only its hash is kept. Once spent, the row holds its
+// successor sealed under a key derived from the spent token itself (`successorSealed`), so a
+// retry within the grace window gets the very pair the rotation produced, on any replica.
+// `familyKey` (the same for every token of the session) derived successors before: a token spent
+// that way has no sealed successor, and its retry derives it again.
 @Entity('refresh_tokens')
 export class RefreshTokenEntity {
   // Also the `jti` of the access token issued with it.
@@ -36,4 +38,7 @@ export class RefreshTokenEntity {
 
   @Column({ type: 'uuid', nullable: true })
   successorId: string | null;
+
+  @Column({ type: 'varchar', length: 128, nullable: true })
+  successorSealed: string | null;
 }

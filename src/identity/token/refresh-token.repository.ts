@@ -4,11 +4,19 @@ import { DataSource } from 'typeorm';
 import { DatabasePool } from '../../platform/database/database-pool.js';
 import { RefreshTokenEntity } from './refresh-token.entity.js';
 
-const COLUMNS = '"id", "storeId", "userId", "sessionId", "tokenHash", "familyKey", "createdAt", "expiresAt", "spentAt", "successorId"';
+const COLUMNS = '"id", "storeId", "userId", "sessionId", "tokenHash", "familyKey", "createdAt", "expiresAt", "spentAt", "successorId", "successorSealed"';
+
+// What `spend` saw and did: the token's row as it stood before the statement (undefined: no such
+// token in the store), and whether this statement spent it.
+export interface Spending {
+  row: RefreshTokenEntity | undefined;
+  spent: boolean;
+}
 
 // Tenant-level: store id first (`findByHashInAnyStore` serves introspection by a calling service).
-// Plain SQL: a refresh is two statements, and the rotation must be one conditional statement.
-// Those two, and the insert of a login's first token, are named statements (DatabasePool.query).
+// Plain SQL: a refresh is one conditional statement (`spend`). It, the lookup of a token that
+// does not name its session, and the insert of a login's first token are named statements
+// (DatabasePool.query).
 @Injectable()
 export class RefreshTokenRepository {
   constructor(
@@ -17,8 +25,8 @@ export class RefreshTokenRepository {
   ) {}
 
   async insert(row: RefreshTokenEntity): Promise<void> {
-    await this.pool.query('refresh-token-insert', `INSERT INTO "refresh_tokens" (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, [
-      row.id, row.storeId, row.userId, row.sessionId, row.tokenHash, row.familyKey, row.createdAt, row.expiresAt, row.spentAt, row.successorId,
+    await this.pool.query('refresh-token-insert', `INSERT INTO "refresh_tokens" (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, [
+      row.id, row.storeId, row.userId, row.sessionId, row.tokenHash, row.familyKey, row.createdAt, row.expiresAt, row.spentAt, row.successorId, row.successorSealed,
     ]);
   }
 
@@ -37,25 +45,40 @@ export class RefreshTokenRepository {
     return rows[0];
   }
 
-  // Spends `id` and inserts its successor in one statement, only if `id` was not spent yet: of
-  // two concurrent rotations (two replicas included) exactly one gets true. Tokens of the same
-  // session spent before `forgetBefore` are deleted on the way.
-  async rotate(storeId: string, id: string, successor: { id: string; tokenHash: string; createdAt: Date }, forgetBefore: Date): Promise<boolean> {
-    const rows = await this.pool.query(
-      'refresh-token-rotate',
-      `WITH spent AS (
-         UPDATE "refresh_tokens" SET "spentAt" = $3, "successorId" = $4
-         WHERE "storeId" = $1 AND "id" = $2 AND "spentAt" IS NULL
+  // Reads the token by its hash and, in the same statement, spends it if it is unspent, unexpired
+  // at `now` and belongs to `owner` (the session and user the caller named and found live),
+  // inserting its successor; `successorSealed` goes in the spent row. Of two concurrent spends of
+  // one token (two replicas included) exactly one spends: the other sees the row unspent but
+  // `spent` false. Tokens of the same session spent before `forgetBefore` are deleted on the way.
+  async spend(
+    storeId: string,
+    tokenHash: string,
+    owner: { sessionId: string; userId: string },
+    successor: { id: string; tokenHash: string; sealed: string },
+    now: Date,
+    forgetBefore: Date,
+  ): Promise<Spending> {
+    const rows = await this.pool.query<RefreshTokenEntity & { spent: boolean }>(
+      'refresh-token-spend',
+      `WITH found AS (
+         SELECT ${COLUMNS} FROM "refresh_tokens" WHERE "storeId" = $1 AND "tokenHash" = $2
+       ), spent AS (
+         UPDATE "refresh_tokens" SET "spentAt" = $3, "successorId" = $4, "successorSealed" = $6
+         WHERE "storeId" = $1 AND "tokenHash" = $2 AND "spentAt" IS NULL AND "expiresAt" > $3 AND "sessionId" = $7 AND "userId" = $8
          RETURNING "storeId", "userId", "sessionId", "familyKey", "expiresAt"
        ), forgotten AS (
-         DELETE FROM "refresh_tokens" WHERE "storeId" = $1 AND "sessionId" = (SELECT "sessionId" FROM spent) AND "spentAt" < $6
+         DELETE FROM "refresh_tokens" WHERE "storeId" = $1 AND "sessionId" = (SELECT "sessionId" FROM spent) AND "spentAt" < $9
+       ), inserted AS (
+         INSERT INTO "refresh_tokens" ("id", "storeId", "userId", "sessionId", "tokenHash", "familyKey", "createdAt", "expiresAt")
+         SELECT $4, "storeId", "userId", "sessionId", $5, "familyKey", $3, "expiresAt" FROM spent
+         RETURNING "id"
        )
-       INSERT INTO "refresh_tokens" ("id", "storeId", "userId", "sessionId", "tokenHash", "familyKey", "createdAt", "expiresAt")
-       SELECT $4, "storeId", "userId", "sessionId", $5, "familyKey", $3, "expiresAt" FROM spent
-       RETURNING "id"`,
-      [storeId, id, successor.createdAt, successor.id, successor.tokenHash, forgetBefore],
+       SELECT found.*, EXISTS (SELECT 1 FROM inserted) AS "spent" FROM found`,
+      [storeId, tokenHash, now, successor.id, successor.tokenHash, successor.sealed, owner.sessionId, owner.userId, forgetBefore],
     );
-    return rows.length === 1;
+    if (!rows[0]) return { row: undefined, spent: false };
+    const { spent, ...row } = rows[0];
+    return { row, spent };
   }
 
   // The session's tokens not yet spent are dropped (a second factor completed: a new one follows).
