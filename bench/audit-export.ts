@@ -7,13 +7,13 @@
 // above the baseline small and not growing with the rows (100,000 against 1,000,000).
 //
 //   DATABASE_URL=postgres://…/<a database for this bench only> npm run bench:audit-export
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { AUDIT_OWNER, AUDIT_PASSWORD, AUDIT_STORE, HEADER, auditStore, fillAudit } from './audit-fill.js';
-import { memoryMb } from './process-stats.js';
+import { memoryMb, startService } from './process-stats.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url)); // dist/bench
 const SIZES = (process.env.EXPORT_SIZES ?? '100000,1000000').split(',').map(Number).filter((n) => n > 0);
@@ -26,17 +26,7 @@ const children: ChildProcess[] = [];
 process.on('exit', () => children.forEach((c) => c.exitCode === null && c.kill('SIGTERM')));
 
 function start(): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [path.join(HERE, 'sut-server.js')], { env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' }, stdio: ['ignore', 'ignore', 'pipe'] });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let err = '';
-    child.stderr!.on('data', (chunk: Buffer) => {
-      err += chunk.toString();
-      const m = /listening (\d+)/.exec(err);
-      if (m) resolve({ child, port: Number(m[1]) });
-    });
-    child.on('exit', (code) => reject(new Error(`the service exited (${code}): ${err.slice(-2000)}`)));
-  });
+  return startService(path.dirname(HERE), {}, children);
 }
 
 function stop(child: ChildProcess): Promise<void> {

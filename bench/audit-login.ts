@@ -6,11 +6,11 @@
 //   DATABASE_URL=postgres://…/<bench database> REDIS_URL=redis://… npm run bench:audit
 // D (seconds per round, 6) and R (rounds, 5) pass through.
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { median } from './process-stats.js';
+import { median, startService } from './process-stats.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url)); // dist/bench
 const PASSWORD = 'bench password 1234';
@@ -19,18 +19,8 @@ const ROUNDS = Number(process.env.R ?? 5);
 const children: ChildProcess[] = [];
 process.on('exit', () => children.forEach((c) => c.exitCode === null && c.kill('SIGTERM')));
 
-function start(audit: 'on' | 'off'): Promise<number> {
-  const child = spawn(process.execPath, [path.join(HERE, 'sut-server.js')], { env: { ...process.env, AUDIT_LOG: audit, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' }, stdio: ['ignore', 'ignore', 'pipe'] });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let err = '';
-    child.stderr!.on('data', (chunk: Buffer) => {
-      err += chunk.toString();
-      const m = /listening (\d+)/.exec(err);
-      if (m) resolve(Number(m[1]));
-    });
-    child.on('exit', (code) => reject(new Error(`the service exited (${code}): ${err.slice(-2000)}`)));
-  });
+async function start(audit: 'on' | 'off'): Promise<number> {
+  return (await startService(path.dirname(HERE), { AUDIT_LOG: audit }, children)).port;
 }
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<any> {

@@ -11,11 +11,12 @@
 // ROUNDS (10) rounds of D (2) seconds per build, LC (8) connections; each round starts from
 // fresh sessions (a token in flight when a round ends is lost with it).
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startService } from './process-stats.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url)); // dist/bench
 const PASSWORD = 'bench password 1234';
@@ -38,20 +39,6 @@ interface Build {
   cpu: Record<'service' | 'main' | 'kernel' | 'postgres' | 'redis', number>;
 }
 
-function start(dist: string, databaseUrl: string | undefined): Promise<{ port: number; pid: number }> {
-  const env = { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' };
-  const child = spawn(process.execPath, [path.join(dist, 'bench', 'sut-server.js')], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let err = '';
-    child.stderr!.on('data', (chunk: Buffer) => {
-      err += chunk.toString();
-      const m = /listening (\d+)/.exec(err);
-      if (m) resolve({ port: Number(m[1]), pid: child.pid! });
-    });
-    child.on('exit', (code) => reject(new Error(`the service of ${dist} exited (${code}): ${err.slice(-2000)}`)));
-  });
-}
 
 async function post(port: number, route: string, headers: Record<string, string>, body: unknown): Promise<any> {
   const res = await fetch(`http://127.0.0.1:${port}${route}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -93,7 +80,8 @@ function sample(b: Build): Build['cpu'] {
 }
 
 async function build(name: string, dist: string, databaseUrl: string | undefined): Promise<Build> {
-  const { port, pid } = await start(dist, databaseUrl);
+  const { child, port } = await startService(dist, { DATABASE_URL: databaseUrl }, children);
+  const pid = child.pid!;
   const email = `refresh-ab-${randomBytes(4).toString('hex')}@example.com`;
   const registered = await post(port, '/auth-api/v1/registerstoreowner', {}, { email, password: PASSWORD, fullname: 'Bench Owner', store: { name: `Bench ${randomBytes(3).toString('hex')}` } });
   const cpu = { service: 0, main: 0, kernel: 0, postgres: 0, redis: 0 };
