@@ -178,6 +178,7 @@ export class LoginTokenService {
       userId: session.userId,
       sessionId: session.sessionId,
       tokenHash: sha256(refreshToken),
+      // Not used by this build: a replica of the earlier one rotates with it during an upgrade.
       familyKey: randomBytes(32).toString('hex'),
       createdAt: now,
       expiresAt: new Date(session.expiresAt),
