@@ -99,6 +99,10 @@ export class LoginTokenService {
     if (!token || !sessionId || !session) throw invalid();
 
     const successor = { id: randomUUID(), token: namedToken(sessionId) };
+    // The successor's access token is signed (on the signing thread) while the statement runs:
+    // everything it carries is known now. A call that spends nothing drops it.
+    const signing = this.pair(session, successor.id, now, successor.token);
+    signing.catch(() => undefined);
     const { row, spent } = await this.refreshTokens.spend(
       store.id,
       tokenHash!,
@@ -107,7 +111,7 @@ export class LoginTokenService {
       now,
       new Date(now.getTime() - REMEMBER_SPENT_MS),
     );
-    if (spent) return { session, tokens: await this.pair(session, successor.id, now, successor.token) };
+    if (spent) return { session, tokens: await signing };
     if (!row || row.sessionId !== sessionId || row.userId !== session.userId || row.expiresAt <= now) {
       // Not this session's token: its point goes back, so a made-up token naming someone's session
       // does not use up that session's refreshes.
