@@ -57,7 +57,8 @@ export class RedisStreamsBroker extends Broker {
   constructor(private readonly options: RedisStreamsOptions) {
     super();
     this.onError = options.onError ?? (() => undefined);
-    this.commands = new Redis(options.url, { maxRetriesPerRequest: 2 });
+    // The XADDs of one event-loop turn (several requests' completion events) leave in one write.
+    this.commands = new Redis(options.url, { maxRetriesPerRequest: 2, enableAutoPipelining: true });
     this.reader = new Redis(options.url, { maxRetriesPerRequest: null, connectionName: 'event-broker-reader' });
     this.reader.on('ready', () => {
       this.readerId = undefined;
