@@ -29,6 +29,7 @@ const REFRESH = '/auth-api/refresh';
 const CURRENT = '/auth-api/currentuser';
 const INTROSPECT = '/auth-api/introspect';
 const MINUTE_MS = 60_000;
+const DAY_MS = 24 * 60 * MINUTE_MS;
 const reports = generateKeyPairSync('ed25519');
 const pem = (key: KeyObject) => key.export({ type: 'spki', format: 'pem' }) as string;
 
@@ -152,6 +153,20 @@ describe('refresh tokens on (accessTokenMinutes: 5)', () => {
     expectError(await refresh(t, store.codename, r1.body.refreshToken), 401, 'RefreshTokenInvalid');
     const rows: unknown[] = await t.app.get(DataSource).query('SELECT 1 FROM "sessions" WHERE "id" = $1', [p.sessionId]);
     expect(rows).toHaveLength(0);
+  });
+
+  it('a token spent over a day ago is forgotten at the session\'s next refresh: sent again it is unknown, and the session lives on', async () => {
+    const p = await loginPair(t, store);
+    const r1 = await refresh(t, store.codename, p.refreshToken).expect(200);
+    const spentRow = () => t.app.get(DataSource).query('SELECT 1 FROM "refresh_tokens" WHERE "tokenHash" = $1', [createHash('sha256').update(p.refreshToken).digest('hex')]);
+    clock.advance(DAY_MS - MINUTE_MS);
+    const r2 = await refresh(t, store.codename, r1.body.refreshToken).expect(200);
+    expect(await spentRow()).toHaveLength(1); // not a day yet
+    clock.advance(2 * MINUTE_MS);
+    const r3 = await refresh(t, store.codename, r2.body.refreshToken).expect(200);
+    expect(await spentRow()).toHaveLength(0);
+    expectError(await refresh(t, store.codename, p.refreshToken), 401, 'RefreshTokenInvalid');
+    await me(t, store.codename, r3.body.accessToken).expect(200);
   });
 
   it('the grace window: two concurrent refreshes of one token get the same new pair; a retry within 10 s too; the pair works', async () => {

@@ -49,7 +49,9 @@ export class RefreshTokenRepository {
   // at `now` and belongs to `owner` (the session and user the caller named and found live),
   // inserting its successor; `successorSealed` goes in the spent row. Of two concurrent spends of
   // one token (two replicas included) exactly one spends: the other sees the row unspent but
-  // `spent` false. Tokens of the same session spent before `forgetBefore` are deleted on the way.
+  // `spent` false. Tokens of the same session spent before `forgetBefore` are deleted on the way
+  // (found through the session's index by `createdAt`, never later than `spentAt`: the spend
+  // itself touches no indexed column, see migration 1765700000000).
   async spend(
     storeId: string,
     tokenHash: string,
@@ -67,7 +69,7 @@ export class RefreshTokenRepository {
          WHERE "storeId" = $1 AND "tokenHash" = $2 AND "spentAt" IS NULL AND "expiresAt" > $3 AND "sessionId" = $7 AND "userId" = $8
          RETURNING "storeId", "userId", "sessionId", "familyKey", "expiresAt"
        ), forgotten AS (
-         DELETE FROM "refresh_tokens" WHERE "storeId" = $1 AND "sessionId" = (SELECT "sessionId" FROM spent) AND "spentAt" < $9
+         DELETE FROM "refresh_tokens" WHERE "storeId" = $1 AND "sessionId" = (SELECT "sessionId" FROM spent) AND "createdAt" < $9 AND "spentAt" < $9
        ), inserted AS (
          INSERT INTO "refresh_tokens" ("id", "storeId", "userId", "sessionId", "tokenHash", "familyKey", "createdAt", "expiresAt")
          SELECT $4, "storeId", "userId", "sessionId", $5, "familyKey", $3, "expiresAt" FROM spent
