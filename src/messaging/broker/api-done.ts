@@ -24,6 +24,9 @@ const ANY_OBJECT: ReadonlySet<string> = { has: () => true } as unknown as Readon
 export class ApiDone {
   private readonly logger = new Logger('ApiDoneEvents');
 
+  // Route pattern and method → its completion topic, worked out once per route.
+  private readonly topics = new Map<string, string>();
+
   constructor(private readonly publisher: EventPublisher) {}
 
   // An HTTP request-end hook: a route's 2xx answer, sent in full, to a request that changes
@@ -40,9 +43,16 @@ export class ApiDone {
     const storeId = req.ctx?.store?.id ?? req.ctx?.session?.storeId;
     const owner = req.ctx?.session?.userId;
     const data = { ...(storeId && { storeId }), ...(owner && { _owner: owner }), method: req.method, path, statusCode };
-    this.publisher.publish(apiDoneTopic(this.publisher.service, routeName(path, req.method)), data).catch((err: unknown) => {
+    this.publisher.publish(this.topicOf(path, req.method), data).catch((err: unknown) => {
       this.logger.error({ err, path, requestId: req.ctx?.requestId }, 'could not publish an API completion event');
     });
+  }
+
+  private topicOf(path: string, method: string): string {
+    const key = `${method} ${path}`;
+    let topic = this.topics.get(key);
+    if (topic === undefined) this.topics.set(key, (topic = apiDoneTopic(this.publisher.service, routeName(path, method))));
+    return topic;
   }
 }
 
