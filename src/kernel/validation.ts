@@ -1,7 +1,7 @@
 import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
-import { isURL, ValidateBy, ValidateIf } from 'class-validator';
+import { getMetadataStorage, isURL, ValidateBy, ValidateIf } from 'class-validator';
 import { AppError } from './errors.js';
 
 // The first problem, named by its full path (`store.name must be a string`).
@@ -25,6 +25,35 @@ export function validationError(errors: ValidationError[]): AppError {
   return new AppError('ValidationFailed', problem.message);
 }
 
+type RulesLookup = ReturnType<typeof getMetadataStorage>['getTargetValidationMetadatas'];
+const REMEMBERING = Symbol('remembering validation rules');
+
+// class-validator finds a class's rules, on every validation, by testing the class against every
+// decorated class of the application (typestack/class-validator#2686): one `instanceof` per DTO
+// of the service, per request. A class's rules are all declared when it loads, so the answer is
+// kept per class and options, and forgotten whenever rules are added (a class loaded later).
+export function rememberValidationRules(storage = getMetadataStorage()): void {
+  const marked = storage as typeof storage & { [REMEMBERING]?: true };
+  if (marked[REMEMBERING]) return;
+  marked[REMEMBERING] = true;
+  const lookup: RulesLookup = storage.getTargetValidationMetadatas.bind(storage);
+  const add = storage.addValidationMetadata.bind(storage);
+  let known = new WeakMap<object, Map<string, ReturnType<RulesLookup>>>();
+  storage.addValidationMetadata = (metadata) => {
+    known = new WeakMap();
+    add(metadata);
+  };
+  storage.getTargetValidationMetadatas = (target, schema, always, strictGroups, groups) => {
+    if (typeof target !== 'function') return lookup(target, schema, always, strictGroups, groups);
+    const key = JSON.stringify([schema, always, strictGroups, groups]);
+    let byOptions = known.get(target);
+    if (!byOptions) known.set(target, (byOptions = new Map()));
+    let rules = byOptions.get(key);
+    if (!rules) byOptions.set(key, (rules = lookup(target, schema, always, strictGroups, groups)));
+    return rules;
+  };
+}
+
 // Strict validation (unknown fields refused, never assigned). Parameters consumed before the
 // handler (`_store` by TenancyMiddleware, an API key sent in the body or query by the guard)
 // are not DTO fields anywhere, so they are set aside here.
@@ -32,6 +61,7 @@ export class StrictValidationPipe extends ValidationPipe {
   private readonly consumed: ReadonlySet<string>;
 
   constructor(consumed: string[] = []) {
+    rememberValidationRules();
     super({
       whitelist: true,
       forbidNonWhitelisted: true,
