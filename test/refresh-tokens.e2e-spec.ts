@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { DataSource } from 'typeorm';
 import { mintMachineToken } from '../src/identity/m2m/machine-token.js';
+import { RefreshTokenRepository } from '../src/identity/token/refresh-token.repository.js';
 import { ManualClock } from '../src/platform/clock/clock.js';
 import { AppConfig } from '../src/platform/config/app-config.js';
 import type { SettingsOverrides } from '../src/platform/config/settings.js';
@@ -153,6 +154,47 @@ describe('refresh tokens on (accessTokenMinutes: 5)', () => {
     expectError(await refresh(t, store.codename, r1.body.refreshToken), 401, 'RefreshTokenInvalid');
     const rows: unknown[] = await t.app.get(DataSource).query('SELECT 1 FROM "sessions" WHERE "id" = $1', [p.sessionId]);
     expect(rows).toHaveLength(0);
+  });
+
+  it('a burst of refreshes across sessions at once: each session gets its own working pair; one token sent three times gets one pair', async () => {
+    const s = await registerStore(t.http);
+    const pairs = await Promise.all(Array.from({ length: 10 }, () => loginPair(t, s)));
+    const twice = pairs[0];
+    const answers = await Promise.all([...pairs.map((p) => refresh(t, s.codename, p.refreshToken)), refresh(t, s.codename, twice.refreshToken), refresh(t, s.codename, twice.refreshToken)]);
+    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+    answers.forEach((a, i) => expect(a.body.sessionId).toBe((pairs[i] ?? twice).sessionId));
+    const [first, ...repeats] = [answers[0], answers[10], answers[11]];
+    for (const r of repeats) expect([r.body.accessToken, r.body.refreshToken]).toEqual([first.body.accessToken, first.body.refreshToken]);
+    expect(new Set(answers.slice(0, 10).map((a) => a.body.refreshToken)).size).toBe(10);
+    // every new pair works, and refreshes again
+    await Promise.all(answers.slice(0, 10).map(async (a) => {
+      await me(t, s.codename, a.body.accessToken).expect(200);
+      await refresh(t, s.codename, a.body.refreshToken).expect(200);
+    }));
+  });
+
+  it('spends asked in one turn share statements: each is answered for its own token, a token asked twice is spent once', async () => {
+    const s = await registerStore(t.http);
+    const pairs = await Promise.all(Array.from({ length: 10 }, () => loginPair(t, s)));
+    const repo = t.app.get(RefreshTokenRepository);
+    const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+    const now = clock.now();
+    const spend = (token: string, sessionId: string) =>
+      repo.spend(s.storeId, sha(token), { sessionId, userId: s.ownerId }, { id: randomUUID(), tokenHash: sha(randomUUID()), sealed: 'sealed' }, now, new Date(now.getTime() - DAY_MS));
+    const results = await Promise.all([
+      ...pairs.map((p) => spend(p.refreshToken, p.sessionId)),
+      spend(pairs[0].refreshToken, pairs[0].sessionId),
+      spend(randomBytes(32).toString('base64url'), pairs[1].sessionId), // no such token
+      spend(pairs[2].refreshToken, pairs[3].sessionId), // another session's token
+    ]);
+    results.slice(0, 10).forEach((r, i) => expect(r.row?.sessionId).toBe(pairs[i].sessionId));
+    expect(results.slice(1, 10).every((r) => r.spent)).toBe(true);
+    expect([results[0].spent, results[10].spent].sort()).toEqual([false, true]);
+    expect(results[10].row?.id).toBe(results[0].row?.id);
+    expect(results[11]).toEqual({ row: undefined, spent: false });
+    expect(results[12]).toMatchObject({ row: { sessionId: pairs[2].sessionId }, spent: false });
+    clock.advance(11_000); // past the grace window: these successors were never handed out
+    for (const p of pairs) expectError(await refresh(t, s.codename, p.refreshToken), 401, 'RefreshTokenReused');
   });
 
   it('a token spent over a day ago is forgotten at the session\'s next refresh: sent again it is unknown, and the session lives on', async () => {

@@ -246,12 +246,13 @@ function sealSuccessor(spentToken: string, successor: string, pepper: string): s
   return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
 }
 
-// undefined when it does not open (KEY_ENCRYPTION_SECRET changed since the token was spent).
+// undefined when it does not open (KEY_ENCRYPTION_SECRET changed since the token was spent, or
+// the value is not one sealSuccessor made).
 function openSuccessor(spentToken: string, sealed: string, pepper: string): string | undefined {
   const raw = Buffer.from(sealed, 'base64url');
-  const decipher = createDecipheriv('aes-256-gcm', sealingKey(spentToken, pepper), raw.subarray(0, 12));
-  decipher.setAuthTag(raw.subarray(12, 28));
   try {
+    const decipher = createDecipheriv('aes-256-gcm', sealingKey(spentToken, pepper), raw.subarray(0, 12));
+    decipher.setAuthTag(raw.subarray(12, 28));
     return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
   } catch {
     return undefined;
