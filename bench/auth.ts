@@ -21,6 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median, memoryMb } from './process-stats.js';
+import { refreshRequests } from './refresh-load.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url)); // dist/bench
 const ROOT = path.resolve(HERE, '../..');
@@ -214,37 +215,23 @@ async function refreshScenario(port: number, pid: number, floorFile: string): Pr
     if (!session.refreshToken) throw new Error('the service answered no refresh token: accessTokenMinutes is not set');
     return session.refreshToken as string;
   };
-  const refreshRound = async (secs: number): Promise<Round> => {
-    // One session per connection. autocannon clears a connection's context after each request
-    // of a one-request list, so the tokens live in a shared queue instead: a request takes one,
-    // its answer puts the successor back (before the connection builds its next request).
+  const refreshRound = async (secs: number): Promise<Round & { genPerReq: number }> => {
     const tokens = await Promise.all(Array.from({ length: connections }, fresh));
     const cpu0 = cpuMicros(pid);
-    const r = await autocannon({
-      url: `http://127.0.0.1:${port}/auth-api/refresh`,
-      connections,
-      duration: secs,
-      requests: [
-        {
-          method: 'POST',
-          headers: { ...store, 'content-type': 'application/json' },
-          setupRequest: (req: any) => ({ ...req, body: JSON.stringify({ refreshToken: tokens.shift() }) }),
-          onResponse: (status: number, body: string) => {
-            if (status === 200) tokens.push(JSON.parse(body).refreshToken);
-          },
-        },
-      ],
-    } as any);
+    const gen0 = process.cpuUsage();
+    const r = await autocannon({ url: `http://127.0.0.1:${port}/auth-api/refresh`, connections, duration: secs, requests: refreshRequests(tokens, store) } as any);
     const cpu = cpuMicros(pid) - cpu0;
-    return { rps: r.requests.average, p99: r.latency.p99, cpuPerReq: cpu / Math.max(1, r.requests.total), failed: r.non2xx + r.errors + r.timeouts };
+    const gen = process.cpuUsage(gen0);
+    const total = Math.max(1, r.requests.total);
+    return { rps: r.requests.average, p99: r.latency.p99, cpuPerReq: cpu / total, genPerReq: (gen.user + gen.system) / total, failed: r.non2xx + r.errors + r.timeouts };
   };
-  await refreshRound(2);
-  const rounds: Round[] = [];
+  await refreshRound(Number(process.env.WARMUP)); // the same warm-up as the harness gives the floor
+  const rounds: (Round & { genPerReq: number })[] = [];
   for (let i = 0; i < ROUNDS; i++) rounds.push(await refreshRound(seconds));
   const rps = median(rounds.map((r) => r.rps));
   process.stdout.write(
     `\nPOST /auth-api/refresh, ${connections} connections, ${ROUNDS} x ${seconds} s: ${rps.toFixed(0)} refreshes/s, p99 ${median(rounds.map((r) => r.p99))} ms, ` +
-      `${median(rounds.map((r) => r.cpuPerReq)).toFixed(0)} µs CPU/refresh, ${rounds.reduce((n, r) => n + r.failed, 0)} failed\n` +
+      `${median(rounds.map((r) => r.cpuPerReq)).toFixed(0)} µs CPU/refresh (load generator ${median(rounds.map((r) => r.genPerReq)).toFixed(0)}), ${rounds.reduce((n, r) => n + r.failed, 0)} failed\n` +
       `  floor login (hash-free, same run): ${floorLogin?.toFixed(0) ?? '?'} req/s; refresh/floor-login ${floorLogin ? (rps / floorLogin).toFixed(2) : '?'}\n`,
   );
 }

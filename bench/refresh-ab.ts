@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startService } from './process-stats.js';
+import { refreshRequests } from './refresh-load.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url)); // dist/bench
 const PASSWORD = 'bench password 1234';
@@ -92,22 +93,7 @@ async function round(b: Build, counted: boolean): Promise<void> {
   b.tokens = [];
   for (let i = 0; i < CONNECTIONS; i++) b.tokens.push((await post(b.port, '/auth-api/login', b.store, { username: b.email, password: PASSWORD })).refreshToken);
   const before = sample(b);
-  // A request takes a token from the queue; its answer puts the successor back.
-  const r = await autocannon({
-    url: `http://127.0.0.1:${b.port}/auth-api/refresh`,
-    connections: CONNECTIONS,
-    duration: SECONDS,
-    requests: [
-      {
-        method: 'POST',
-        headers: { ...b.store, 'content-type': 'application/json' },
-        setupRequest: (req: any) => ({ ...req, body: JSON.stringify({ refreshToken: b.tokens.shift() }) }),
-        onResponse: (status: number, body: string) => {
-          if (status === 200) b.tokens.push(JSON.parse(body).refreshToken);
-        },
-      },
-    ],
-  } as any);
+  const r = await autocannon({ url: `http://127.0.0.1:${b.port}/auth-api/refresh`, connections: CONNECTIONS, duration: SECONDS, requests: refreshRequests(b.tokens, b.store) } as any);
   if (!counted) return;
   const after = sample(b);
   for (const k of Object.keys(b.cpu) as (keyof Build['cpu'])[]) b.cpu[k] += after[k] - before[k];
