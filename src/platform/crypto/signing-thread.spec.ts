@@ -1,4 +1,5 @@
 import { generateKeyPairSync, sign, verify } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { SigningThread } from './signing-thread.js';
@@ -10,10 +11,11 @@ function verifies(data: string, signature: string, key: typeof first): boolean {
   return verify('sha256', Buffer.from(data), key.publicKey, Buffer.from(signature, 'base64url'));
 }
 
-// The thread the signer runs now (to end it as a crash would).
-function workerOf(signer: SigningThread): Worker | undefined {
-  return (signer as unknown as { worker?: Worker }).worker;
+// The threads the signer runs now (to end one as a crash would).
+function workersOf(signer: SigningThread): Worker[] {
+  return (signer as unknown as { threads: ({ worker: Worker } | undefined)[] }).threads.flatMap((t) => (t ? [t.worker] : []));
 }
+const workerOf = (signer: SigningThread): Worker | undefined => workersOf(signer)[0];
 
 describe('SigningThread', () => {
   let signer: SigningThread;
@@ -36,14 +38,29 @@ describe('SigningThread', () => {
     expect(new Set(signatures).size).toBe(40);
   });
 
+  it('with two threads allowed: one request at a time is signed on one, the requests of a turn on both', async () => {
+    signer = new SigningThread(2);
+    for (let i = 0; i < 5; i++) expect(verifies(`alone ${i}`, await signer.sign(`alone ${i}`, first.privateKey), first)).toBe(true);
+    expect(workersOf(signer)).toHaveLength(1);
+    const together = await Promise.all(Array.from({ length: 6 }, (_, i) => signer.sign(`together ${i}`, first.privateKey)));
+    expect(together.every((signature, i) => verifies(`together ${i}`, signature, first))).toBe(true);
+    expect(workersOf(signer)).toHaveLength(Math.min(2, availableParallelism())); // one where the machine has one core
+  });
+
   it('refuses a key that cannot sign, and goes on signing', async () => {
     signer = new SigningThread();
     await expect(signer.sign('data', first.publicKey)).rejects.toThrow(/signing failed/);
     expect(verifies('data', await signer.sign('data', first.privateKey), first)).toBe(true);
   });
 
-  it('after its thread dies, fails what that thread had in hand and signs the next on a new one', async () => {
+  it('one thread by default, whatever it is asked', async () => {
     signer = new SigningThread();
+    await Promise.all(Array.from({ length: 6 }, (_, i) => signer.sign(`together ${i}`, first.privateKey)));
+    expect(workersOf(signer)).toHaveLength(1);
+  });
+
+  it('after a thread dies, fails what that thread had in hand and signs the next on a new one', async () => {
+    signer = new SigningThread(2);
     await signer.sign('warm', first.privateKey);
     const dying = workerOf(signer)!;
     const inHand = Array.from({ length: 100 }, (_, i) => signer.sign(`in hand ${i}`, first.privateKey));

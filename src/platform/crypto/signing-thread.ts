@@ -1,7 +1,8 @@
 import type { KeyObject } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 
-// What travels to the thread: the key itself only with its first request there.
+// What travels to a thread: the key itself only with its first request there.
 interface Request {
   id: number;
   keyId: number;
@@ -22,25 +23,39 @@ interface Call {
   reject: (error: Error) => void;
 }
 
-// RS256 signatures on a thread of their own (signing-worker.mjs). An RSA-2048 signature costs a
-// third of a millisecond of CPU or more, the largest single cost of a login or a refresh; on the
+// One thread, what it was sent and not answered yet, and its numbers for the keys it was sent.
+interface Thread {
+  worker: Worker;
+  sent: Map<number, Call>;
+  keyIds: WeakMap<KeyObject, number>;
+}
+
+
+// RS256 signatures on threads of their own (signing-worker.mjs). An RSA-2048 signature costs a
+// fifth of a millisecond of CPU or more, the largest single cost of a login or a refresh; on the
 // event loop it would hold every other request for as long. Not on libuv's pool: password hashes
 // queue there by the dozen during a login burst, and a refresh would wait behind them.
 //
-// The thread starts at the first signature (a process that never signs does not pay its ~11 MB)
-// and again after a crash: the signatures it had in hand fail, the next ones get a new thread.
-// The requests of one event-loop turn travel as one message, and so do their answers.
+// A thread signs one request after another, so a turn's requests wait for each other on one (four
+// refreshes' signatures take about 0.8 ms), and a second thread halves that where a core has room
+// (`threads`, capped at the machine's cores).
+//
+// The first thread starts at the first signature (a process that never signs does not pay its
+// ~11 MB), the next only when a signature is asked while the others have some in hand. A thread
+// that crashes fails the signatures it had in hand; the next ones get a new thread. The requests
+// of one event-loop turn travel as one message per thread, and so do their answers.
 export class SigningThread {
-  private worker: Worker | undefined;
-  // Sent, awaiting their answer.
-  private readonly sent = new Map<number, Call>();
+  private readonly threads: (Thread | undefined)[] = [];
+  private readonly maxThreads: number;
   // Asked in this turn, sent at its end.
   private batch: Call[] = [];
   private nextId = 0;
-  // The current thread's numbers for the keys it was sent.
-  private keyIds = new WeakMap<KeyObject, number>();
   private nextKeyId = 0;
   private closed = false;
+
+  constructor(threads = 1) {
+    this.maxThreads = Math.max(1, Math.min(threads, availableParallelism()));
+  }
 
   // `data`'s RSASSA-PKCS1-v1_5 SHA-256 signature under `key`, base64url (a JWS's third part).
   sign(data: string, key: KeyObject): Promise<string> {
@@ -54,56 +69,72 @@ export class SigningThread {
   // Signatures not answered yet fail; later calls are refused.
   async close(): Promise<void> {
     this.closed = true;
-    const worker = this.worker;
-    this.worker = undefined;
-    this.fail([...this.batch, ...this.sent.values()], new Error('the signing thread is closed'));
+    const threads = this.threads.splice(0).filter((t) => t !== undefined);
+    this.fail([...this.batch, ...threads.flatMap((t) => [...t.sent.values()])], new Error('the signing thread is closed'));
     this.batch = [];
-    this.sent.clear();
-    await worker?.terminate();
+    await Promise.all(threads.map((t) => t.worker.terminate()));
   }
 
+  // Each call goes to the thread with the fewest in hand (the first on a tie); another thread
+  // starts when those running have some.
   private flush(): void {
     const calls = this.batch;
     this.batch = [];
     if (calls.length === 0 || this.closed) return;
-    const worker = this.worker ?? this.start();
-    const requests = calls.map((call): Request => {
+    const requests = new Map<Thread, Request[]>();
+    for (const call of calls) {
+      const thread = this.leastBusy();
       const id = ++this.nextId;
-      this.sent.set(id, call);
-      const keyId = this.keyIds.get(call.key);
-      if (keyId !== undefined) return { id, keyId, data: call.data };
-      const newId = ++this.nextKeyId;
-      this.keyIds.set(call.key, newId);
-      return { id, keyId: newId, key: call.key, data: call.data };
-    });
-    // A signature in hand keeps the process alive; an idle thread does not.
-    worker.ref();
-    worker.postMessage(requests);
+      thread.sent.set(id, call);
+      let keyId = thread.keyIds.get(call.key);
+      const request: Request = { id, keyId: keyId ?? (keyId = ++this.nextKeyId), data: call.data };
+      if (!thread.keyIds.has(call.key)) {
+        thread.keyIds.set(call.key, keyId);
+        request.key = call.key;
+      }
+      const toThread = requests.get(thread);
+      if (toThread) toThread.push(request);
+      else requests.set(thread, [request]);
+    }
+    for (const [thread, sent] of requests) {
+      // A signature in hand keeps the process alive; an idle thread does not.
+      thread.worker.ref();
+      thread.worker.postMessage(sent);
+    }
   }
 
-  private start(): Worker {
+  private leastBusy(): Thread {
+    let best: Thread | undefined;
+    for (let i = 0; i < this.maxThreads; i++) {
+      const thread = this.threads[i] ?? (best && best.sent.size === 0 ? undefined : this.start(i));
+      if (thread && (!best || thread.sent.size < best.sent.size)) best = thread;
+    }
+    return best!;
+  }
+
+  private start(slot: number): Thread {
     const worker = new Worker(new URL('./signing-worker.mjs', import.meta.url));
-    this.worker = worker;
-    this.keyIds = new WeakMap();
+    const thread: Thread = { worker, sent: new Map(), keyIds: new WeakMap() };
+    this.threads[slot] = thread;
     worker.on('message', (answers: Answer[]) => {
       for (const answer of answers) {
-        const call = this.sent.get(answer.id);
-        this.sent.delete(answer.id);
+        const call = thread.sent.get(answer.id);
+        thread.sent.delete(answer.id);
         if (answer.signature !== undefined) call?.resolve(answer.signature);
         else call?.reject(new Error(`signing failed: ${answer.error}`));
       }
-      if (this.sent.size === 0) worker.unref();
+      if (thread.sent.size === 0) worker.unref();
     });
     const died = (error: Error) => {
-      if (this.worker !== worker) return;
-      this.worker = undefined;
-      const lost = [...this.sent.values()];
-      this.sent.clear();
+      if (this.threads[slot] !== thread) return;
+      this.threads[slot] = undefined;
+      const lost = [...thread.sent.values()];
+      thread.sent.clear();
       this.fail(lost, error);
     };
     worker.on('error', died);
     worker.on('exit', (code) => died(new Error(`the signing thread exited (${code})`)));
-    return worker;
+    return thread;
   }
 
   private fail(calls: Call[], error: Error): void {
