@@ -3,7 +3,7 @@
 // so the tokens live in a shared queue instead: a request takes one, its answer puts the
 // successor back (before the connection builds its next request). The successor is cut out of
 // the answer rather than parsed with the rest of it: the generator shares the machine's cores
-// with the service, and the harness's own login generator only looks for a marker either.
+// with the service (the harness's own login generator only looks for a marker in its answers).
 const FIELD = '"refreshToken":"';
 
 export function refreshRequests(tokens: string[], headers: Record<string, string>): unknown[] {

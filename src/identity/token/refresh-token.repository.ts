@@ -49,7 +49,8 @@ function spendStatement(count: number): string {
      SELECT found.*, EXISTS (SELECT 1 FROM spent WHERE spent."n" = found."n") AS "spent" FROM found`;
 }
 
-const SPEND_STATEMENTS = Array.from({ length: SPEND_BATCH + 1 }, (_, count) => spendStatement(count));
+// SPEND_STATEMENTS[count - 1] spends `count` tokens.
+const SPEND_STATEMENTS = Array.from({ length: SPEND_BATCH }, (_, i) => spendStatement(i + 1));
 
 // Tenant-level: store id first (`findByHashInAnyStore` serves introspection by a calling service).
 // Plain SQL: a refresh is one conditional statement (`spend`), shared by the refreshes of one
@@ -116,7 +117,7 @@ export class RefreshTokenRepository {
 
   private async spendBatch(batch: PendingSpend[]): Promise<void> {
     try {
-      const rows = await this.pool.query<RefreshTokenEntity & { n: number; spent: boolean }>(`refresh-token-spend-${batch.length}`, SPEND_STATEMENTS[batch.length], batch.flatMap((s, n) => [n, ...s.values]));
+      const rows = await this.pool.query<RefreshTokenEntity & { n: number; spent: boolean }>(`refresh-token-spend-${batch.length}`, SPEND_STATEMENTS[batch.length - 1], batch.flatMap((s, n) => [n, ...s.values]));
       const byInput = new Map(rows.map(({ n, spent, ...row }) => [n, { row, spent }]));
       batch.forEach((s, n) => s.resolve(byInput.get(n) ?? { row: undefined, spent: false }));
     } catch (error) {

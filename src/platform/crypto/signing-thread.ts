@@ -30,7 +30,6 @@ interface Thread {
   keyIds: WeakMap<KeyObject, number>;
 }
 
-
 // RS256 signatures on threads of their own (signing-worker.mjs). An RSA-2048 signature costs a
 // fifth of a millisecond of CPU or more, the largest single cost of a login or a refresh; on the
 // event loop it would hold every other request for as long. Not on libuv's pool: password hashes
@@ -86,12 +85,9 @@ export class SigningThread {
       const thread = this.leastBusy();
       const id = ++this.nextId;
       thread.sent.set(id, call);
-      let keyId = thread.keyIds.get(call.key);
-      const request: Request = { id, keyId: keyId ?? (keyId = ++this.nextKeyId), data: call.data };
-      if (!thread.keyIds.has(call.key)) {
-        thread.keyIds.set(call.key, keyId);
-        request.key = call.key;
-      }
+      const known = thread.keyIds.get(call.key);
+      const request: Request = known !== undefined ? { id, keyId: known, data: call.data } : { id, keyId: ++this.nextKeyId, key: call.key, data: call.data };
+      if (known === undefined) thread.keyIds.set(call.key, request.keyId);
       const toThread = requests.get(thread);
       if (toThread) toThread.push(request);
       else requests.set(thread, [request]);
@@ -106,7 +102,8 @@ export class SigningThread {
   private leastBusy(): Thread {
     let best: Thread | undefined;
     for (let i = 0; i < this.maxThreads; i++) {
-      const thread = this.threads[i] ?? (best && best.sent.size === 0 ? undefined : this.start(i));
+      // An empty slot gets a thread unless one already found has nothing in hand.
+      const thread = this.threads[i] ?? (best?.sent.size === 0 ? undefined : this.start(i));
       if (thread && (!best || thread.sent.size < best.sent.size)) best = thread;
     }
     return best!;
