@@ -5,7 +5,7 @@ import { connectSocket, listen, openSse } from './event-clients.js';
 import { PASSWORD, registerStore, startApp, waitFor, type TestApp } from './helpers.js';
 
 const DEV_PAGE = 'http://localhost:5173';
-const PRODUCTION = { NODE_ENV: 'production', KEY_ENCRYPTION_SECRET: 'a production secret value', SUPER_ADMIN_PASSWORD: 'a production admin password 1' };
+const PRODUCTION = { NODE_ENV: 'production', PUBLIC_URL: 'http://127.0.0.1:3000', KEY_ENCRYPTION_SECRET: 'a production secret value', SUPER_ADMIN_PASSWORD: 'a production admin password 1' };
 
 describe('CORS with the development default (local dev origins)', () => {
   let t: TestApp;

@@ -501,12 +501,14 @@ describe('event channel and second factors', () => {
     await t?.close();
   });
 
-  async function secondFactor(codename: string, factor: 'email' | 'mobile', token: string): Promise<void> {
+  // The completed factor's fresh access token (the pending sign-in's one only finishes it).
+  async function secondFactor(codename: string, factor: 'email' | 'mobile', token: string): Promise<string> {
     const flow = `${V}/${factor}-2factor-verification`;
     const code = (await t.http.post(`${flow}/start`).set(HEADER, codename).set('Authorization', bearer(token)).send({}).expect(200)).body.secretCode;
     const done = await t.http.post(`${flow}/complete`).set(HEADER, codename).set('Authorization', bearer(token)).send({ secretCode: code });
     // A refusal shows its errCode (a bare 403 did not say which one it was).
     expect([factor, done.status, done.body.errCode]).toEqual([factor, 200, undefined]);
+    return done.body.accessToken as string;
   }
 
   async function refusedSse(token: string, codename: string): Promise<SseClient> {
@@ -526,13 +528,15 @@ describe('event channel and second factors', () => {
     expectError({ status: sse.status, body: JSON.parse(sse.body) }, 403, 'EmailTwoFactorNeeded');
     expect(JSON.parse(sse.body).message).toBe('errMsg_getEventsByNameStreamRequiresEmail2FA');
 
-    await secondFactor(store.codename, 'email', l.accessToken);
-    const c = await connectSocket(base, 'live', { token: bearer(l.accessToken), tenantCodename: store.codename });
+    const done = await secondFactor(store.codename, 'email', l.accessToken);
+    // the pending sign-in's token finished it and subscribes to nothing; the answer's does
+    expect((await refusedSocket(base, 'live', { token: bearer(l.accessToken), tenantCodename: store.codename })).data).toMatchObject({ errCode: 'AccessTokenPending' });
+    const c = await connectSocket(base, 'live', { token: bearer(done), tenantCodename: store.codename });
     open.push(c);
     expect((await subscribed(c, ['userCreated'])).topics).toEqual(['userCreated']);
 
     // a key made by the completed login works while a new login of the same user is pending
-    const key = (await t.http.post('/auth-api/v1/apikeys').set(HEADER, store.codename).set('Authorization', bearer(l.accessToken)).send({ name: 'listener' }).expect(201)).body.apiKey;
+    const key = (await t.http.post('/auth-api/v1/apikeys').set(HEADER, store.codename).set('Authorization', bearer(done)).send({ name: 'listener' }).expect(201)).body.apiKey;
     const pending = await login(t.http, store.ownerEmail, PASSWORD, store.codename);
     expect((await refusedSocket(base, 'live', { token: bearer(pending.accessToken), tenantCodename: store.codename })).data).toMatchObject({ errCode: 'EmailTwoFactorNeeded' });
     const k = await connectSocket(base, 'live', { token: bearer(key.key) });
@@ -549,14 +553,14 @@ describe('event channel and second factors', () => {
     await t.http.post('/auth-api/v1/registerstoreuser').set(HEADER, store.codename).send({ email, mobile: `+1415555${randomInt(1000, 10000)}`, password: PASSWORD, fullname: 'Ada Lovelace' }).expect(201);
     const l = await login(t.http, email, PASSWORD, store.codename);
     expect(l.body).toMatchObject({ sessionNeedsEmail2FA: true, sessionNeedsMobile2FA: true });
-    await secondFactor(store.codename, 'email', l.accessToken);
-    const refused = await refusedSocket(base, 'live', { token: bearer(l.accessToken), tenantCodename: store.codename });
+    const afterEmail = await secondFactor(store.codename, 'email', l.accessToken);
+    const refused = await refusedSocket(base, 'live', { token: bearer(afterEmail), tenantCodename: store.codename });
     expect(refused.message).toBe('errMsg_getEventsByNameRequiresMobile2FA');
     expect(refused.data).toEqual({ errCode: 'MobileTwoFactorNeeded', detail: 'complete the mobile second factor first' });
-    const sse = await refusedSse(l.accessToken, store.codename);
+    const sse = await refusedSse(afterEmail, store.codename);
     expectError({ status: sse.status, body: JSON.parse(sse.body) }, 403, 'MobileTwoFactorNeeded');
-    await secondFactor(store.codename, 'mobile', l.accessToken);
-    const c = await connectSocket(base, 'live', { token: bearer(l.accessToken), tenantCodename: store.codename });
+    const done = await secondFactor(store.codename, 'mobile', afterEmail);
+    const c = await connectSocket(base, 'live', { token: bearer(done), tenantCodename: store.codename });
     open.push(c);
     expect((await subscribed(c, ['userCreated'])).topics).toEqual(['userCreated']);
   });

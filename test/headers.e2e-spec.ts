@@ -74,7 +74,7 @@ describe('HSTS', () => {
 });
 
 describe('/docs', () => {
-  const production = { NODE_ENV: 'production', SUPER_ADMIN_PASSWORD: 'a production secret', KEY_ENCRYPTION_SECRET: 'sixteen chars or more' };
+  const production = { NODE_ENV: 'production', PUBLIC_URL: 'http://127.0.0.1:3000', SUPER_ADMIN_PASSWORD: 'a production secret', KEY_ENCRYPTION_SECRET: 'sixteen chars or more' };
 
   it.each([
     ['in production', 404, production],

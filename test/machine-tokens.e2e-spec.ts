@@ -229,7 +229,7 @@ describe('machine tokens and time (controllable clock)', () => {
 });
 
 describe('block and allow lists', () => {
-  const PRODUCTION = { NODE_ENV: 'production', SUPER_ADMIN_PASSWORD: 'superadmin-change-me', BILLING_PUBLIC_KEY: pem(billing.publicKey) };
+  const PRODUCTION = { NODE_ENV: 'production', PUBLIC_URL: 'http://127.0.0.1:3000', SUPER_ADMIN_PASSWORD: 'superadmin-change-me', BILLING_PUBLIC_KEY: pem(billing.publicKey) };
   // billing from the environment here
   const services = [
     { name: 'billing', publicKey: { env: 'BILLING_PUBLIC_KEY' } },

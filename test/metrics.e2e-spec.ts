@@ -3,7 +3,7 @@ import request from 'supertest';
 import { MetricsModule } from '../src/operations/metrics/metrics.module.js';
 import { expectError, PASSWORD, registerStore, startApp, unique, waitFor, type TestApp } from './helpers.js';
 
-const PRODUCTION = { NODE_ENV: 'production', KEY_ENCRYPTION_SECRET: 'a production secret value', SUPER_ADMIN_PASSWORD: 'a production admin password 1' };
+const PRODUCTION = { NODE_ENV: 'production', PUBLIC_URL: 'http://127.0.0.1:3000', KEY_ENCRYPTION_SECRET: 'a production secret value', SUPER_ADMIN_PASSWORD: 'a production admin password 1' };
 
 // The value of one series, e.g. sample(text, '_login_total{outcome="success"}').
 function sample(text: string, series: string): number | undefined {

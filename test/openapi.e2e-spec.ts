@@ -136,7 +136,7 @@ describe('the OpenAPI document', () => {
     expect(schemaOf(doc.paths['/auth-api/mfa'].get)).toEqual({ $ref: '#/components/schemas/MfaFactorsResponse' });
     expect(Object.keys((doc.components!.schemas!.MfaFactorsResponse as { properties: object }).properties).sort()).toEqual(['passkeys', 'recoveryCodesLeft', 'totp']);
     expect(schemaOf(doc.paths['/auth-api/mfa/totp/setup'].post)).toEqual({ $ref: '#/components/schemas/TotpSetupResponse' });
-    expect(schemaOf(doc.paths['/auth-api/mfa/totp/confirm'].post)).toEqual({ $ref: '#/components/schemas/RecoveryCodesResponse' });
+    expect(schemaOf(doc.paths['/auth-api/mfa/totp/confirm'].post)).toEqual({ $ref: '#/components/schemas/TotpConfirmedResponse' });
     expect(schemaOf(doc.paths['/auth-api/mfa/recovery/regenerate'].post)).toEqual({ $ref: '#/components/schemas/RecoveryCodesResponse' });
     for (const path of ['/auth-api/mfa/totp/verify', '/auth-api/mfa/recovery']) {
       const op = doc.paths[path].post;

@@ -84,9 +84,12 @@ describeWithChromium('passkeys in a real browser (Chromium with a virtual authen
     expect(enrolled).toMatchObject({ status: 201, body: { status: 'OK', passkey: { id: expect.any(String), name: 'Laptop', lastUsedAt: null, transports: expect.arrayContaining(['internal']), backedUp: false } } });
     expect(Object.keys(enrolled.body.passkey).sort()).toEqual(['backedUp', 'createdAt', 'id', 'lastUsedAt', 'name', 'transports']);
     const passkeyId = enrolled.body.passkey.id as string;
-    // The same login is now past the enrolment gate: the user has an app factor.
-    await as(store, owner.accessToken, 'get', '/auth-api/sessions').expect(200);
-    const list = await as(store, owner.accessToken, 'get', '/auth-api/passkeys').expect(200);
+    // The same login is now past the enrolment gate, with fresh tokens: the ones it had served only to enrol.
+    expect(enrolled.body.session).toMatchObject({ sessionId: owner.sessionId, accessToken: expect.stringMatching(/^eyJ/) });
+    expectError(await as(store, owner.accessToken, 'get', '/auth-api/sessions'), 401, 'AccessTokenPending');
+    const enrolledToken = enrolled.body.session.accessToken as string;
+    await as(store, enrolledToken, 'get', '/auth-api/sessions').expect(200);
+    const list = await as(store, enrolledToken, 'get', '/auth-api/passkeys').expect(200);
     expect(list.body.passkeys).toEqual([enrolled.body.passkey]);
 
     // Sign in with no username or password: the authenticator offers its resident credential.
@@ -134,15 +137,16 @@ describeWithChromium('passkeys in a real browser (Chromium with a virtual authen
     const owner = await login(t.http, store.ownerEmail, undefined, store.codename);
     const enrolled = await enrol(store, owner.accessToken);
     expect(enrolled.status).toBe(201);
-    const renamed = await as(store, owner.accessToken, 'patch', `/auth-api/passkeys/${enrolled.body.passkey.id}`).send({ name: 'Old phone' }).expect(200);
+    const token = enrolled.body.session.accessToken as string;
+    const renamed = await as(store, token, 'patch', `/auth-api/passkeys/${enrolled.body.passkey.id}`).send({ name: 'Old phone' }).expect(200);
     expect(renamed.body.passkey).toMatchObject({ id: enrolled.body.passkey.id, name: 'Old phone' });
-    await as(store, owner.accessToken, 'delete', `/auth-api/passkeys/${enrolled.body.passkey.id}`).expect(200, { status: 'OK', id: enrolled.body.passkey.id });
+    await as(store, token, 'delete', `/auth-api/passkeys/${enrolled.body.passkey.id}`).expect(200, { status: 'OK', id: enrolled.body.passkey.id });
     // The authenticator still holds it and offers it; the service no longer knows it.
     const answer = await signIn(store);
     expect(answer.status).toBe(404);
     expect(answer.body.errCode).toBe('PasskeyNotFound');
     // No passkey left: the role's app factor is missing again.
-    expectError(await as(store, owner.accessToken, 'get', '/auth-api/sessions'), 403, 'MfaEnrollmentRequired');
+    expectError(await as(store, token, 'get', '/auth-api/sessions'), 403, 'MfaEnrollmentRequired');
 
     // Both are in the store's audit log: by the owner, the passkey named, the enrolment with the browser's user agent.
     await t.app.get(AuditService).flush();
@@ -160,11 +164,11 @@ describeWithChromium('passkeys in a real browser (Chromium with a virtual authen
   it('refuses enrolling the same authenticator twice for a user (its passkey is excluded)', async () => {
     const store = await registerStore(t.http);
     const owner = await login(t.http, store.ownerEmail, undefined, store.codename);
-    expect((await enrol(store, owner.accessToken)).status).toBe(201);
+    const token = (await enrol(store, owner.accessToken)).body.session.accessToken as string;
     // The browser refuses to create a credential on an authenticator holding an excluded one.
-    const error = await enrol(store, owner.accessToken).then(() => undefined, (e: Error) => e.message);
+    const error = await enrol(store, token).then(() => undefined, (e: Error) => e.message);
     expect(error).toMatch(/InvalidStateError|excluded|already/i);
-    expect((await as(store, owner.accessToken, 'get', '/auth-api/passkeys')).body.passkeys).toHaveLength(1);
+    expect((await as(store, token, 'get', '/auth-api/passkeys')).body.passkeys).toHaveLength(1);
   }, 60_000);
 
   it('refuses, and logs, a signature counter that went backwards (a cloned authenticator)', async () => {

@@ -478,8 +478,16 @@ describe('introspection', () => {
       exp: claims.exp,
       iat: claims.iat,
       token_type: 'access_token',
+      // a password sign-in: one method
+      acr: 'aal1',
+      amr: ['pwd'],
+      auth_time: claims.auth_time,
     });
-    expect((await byMachine(apiKey, 'api_key')).body).toMatchObject({ active: true, sub: store.ownerId, storeId: store.storeId, token_type: 'api_key' });
+    expect(claims.auth_time).toEqual(expect.any(Number));
+    const key = await byMachine(apiKey, 'api_key');
+    expect(key.body).toMatchObject({ active: true, sub: store.ownerId, storeId: store.storeId, token_type: 'api_key' });
+    // a key proves no sign-in
+    expect(key.body.amr).toBeUndefined();
     expect((await byMachine(p.refreshToken, 'refresh_token')).body).toMatchObject({ active: true, sub: store.ownerId, sid: p.sessionId, token_type: 'refresh_token' });
     // the hint is only a hint
     expect((await byMachine(p.refreshToken, 'access_token')).body).toMatchObject({ active: true, token_type: 'refresh_token' });

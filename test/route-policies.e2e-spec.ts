@@ -39,10 +39,13 @@ const ROUTES = [
   { method: 'POST', path: '/auth-api/mfa/totp/setup', policy: 'authenticated(user) permission=none mfaEnrollment' },
   { method: 'POST', path: '/auth-api/mfa/totp/verify', policy: 'authenticated(user) permission=none during2FA' },
   // passkeys: the caller's own, in its store; enrolment stays open to a user whose role must
-  // still enrol an app factor. Sign-in is public: the passkey's signature is the credential
+  // still enrol an app factor; a passkey as a pending sign-in's second factor is open while it is
+  // pending. Sign-in is public: the passkey's signature is the credential
   { method: 'GET', path: '/auth-api/passkeys', policy: 'authenticated(user) permission=none' },
   { method: 'DELETE', path: '/auth-api/passkeys/:id', policy: 'authenticated(user) permission=none' },
   { method: 'PATCH', path: '/auth-api/passkeys/:id', policy: 'authenticated(user) permission=none' },
+  { method: 'POST', path: '/auth-api/passkeys/2fa/options', policy: 'authenticated(user) permission=none during2FA' },
+  { method: 'POST', path: '/auth-api/passkeys/2fa/verify', policy: 'authenticated(user) permission=none during2FA' },
   { method: 'POST', path: '/auth-api/passkeys/login/options', policy: 'public' },
   { method: 'POST', path: '/auth-api/passkeys/login/verify', policy: 'public' },
   { method: 'POST', path: '/auth-api/passkeys/register/options', policy: 'authenticated(user) permission=none mfaEnrollment' },

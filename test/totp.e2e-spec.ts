@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { codeAt, TOTP_STEP_MS, wrongCode } from './totp-codes.js';
 import { DataSource } from 'typeorm';
 import { ManualClock } from '../src/platform/clock/clock.js';
-import { describeWithRedis, expectError, login, PASSWORD, registerStore, startApp, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
+import { MfaService } from '../src/identity/mfa/mfa.service.js';
+import { describeWithRedis, expectError, login, PASSWORD, registerStore, startApp, SUPER_ADMIN, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
 
 // Authenticator apps (TOTP) and recovery codes end to end: the codes are computed here from the
 // secret the setup returns, on a clock the test moves (30 s steps).
@@ -105,10 +106,12 @@ describe('authenticator apps (TOTP)', () => {
     expectError(await p.post(`${MFA}/totp/verify`, { code: 'abcdef' }), 400, 'ValidationFailed');
 
     const done = await p.post(`${MFA}/totp/verify`, { code: codeAt(setup.body.secret, clock) }).expect(200);
-    expect(done.body).toMatchObject({ sessionId: pending.sessionId });
+    expect(done.body).toMatchObject({ sessionId: pending.sessionId, accessToken: expect.any(String), userBucketToken: expect.any(String) });
     expect(done.body.sessionNeedsTotp2FA).toBeUndefined();
-    await p.get('/auth-api/sessions').expect(200);
-    // the first session, from before the app, was not pending and stays so
+    // the pending sign-in's token finished it and serves nothing else; the answer's token does
+    expectError(await p.get('/auth-api/sessions'), 401, 'AccessTokenPending');
+    await as(t, store.codename, done.body.accessToken).get('/auth-api/sessions').expect(200);
+    // the session that enabled the app goes on
     await api.get('/auth-api/sessions').expect(200);
     // nothing pending any more
     expectError(await p.post(`${MFA}/totp/verify`, { code: codeAt(setup.body.secret, clock) }), 409, 'SecondFactorNotPending');
@@ -164,7 +167,7 @@ describe('authenticator apps (TOTP)', () => {
     expectError(await p.post(`${MFA}/recovery`, { code: 'zzzz-zzzz-zzzz' }), 403, 'TotpCodeInvalid');
     const done = await p.post(`${MFA}/recovery`, { code: first }).expect(200);
     expect(done.body.sessionNeedsTotp2FA).toBeUndefined();
-    await p.get('/auth-api/sessions').expect(200);
+    await as(t, u.store.codename, done.body.accessToken).get('/auth-api/sessions').expect(200);
 
     const again = await pendingLogin(t, u);
     expectError(await again.post(`${MFA}/recovery`, { code: first }), 403, 'TotpCodeInvalid');
@@ -179,8 +182,8 @@ describe('authenticator apps (TOTP)', () => {
 
   it('replaces the recovery codes against a current code', async () => {
     const u = await enrolled(t, clock);
-    const p = await pendingLogin(t, u);
-    await p.post(`${MFA}/totp/verify`, { code: codeAt(u.secret, clock) }).expect(200);
+    const pending = await pendingLogin(t, u);
+    const p = as(t, u.store.codename, (await pending.post(`${MFA}/totp/verify`, { code: codeAt(u.secret, clock) }).expect(200)).body.accessToken);
     // the code just used does not work twice
     expectError(await p.post(`${MFA}/recovery/regenerate`, { code: codeAt(u.secret, clock) }), 403, 'TotpCodeInvalid');
     clock.advance(STEP);
@@ -194,8 +197,7 @@ describe('authenticator apps (TOTP)', () => {
 
   it('disables the app with a current code or the password', async () => {
     const byCode = await enrolled(t, clock);
-    const a = await pendingLogin(t, byCode);
-    await a.post(`${MFA}/totp/verify`, { code: codeAt(byCode.secret, clock) }).expect(200);
+    const a = as(t, byCode.store.codename, (await (await pendingLogin(t, byCode)).post(`${MFA}/totp/verify`, { code: codeAt(byCode.secret, clock) }).expect(200)).body.accessToken);
     clock.advance(STEP);
     expectError(await a.delete(`${MFA}/totp`, {}), 400, 'MfaCredentialMissing');
     expectError(await a.delete(`${MFA}/totp`, { code: wrongCode(byCode.secret, clock) }), 403, 'TotpCodeInvalid');
@@ -208,9 +210,9 @@ describe('authenticator apps (TOTP)', () => {
     const b = await pendingLogin(t, byPassword);
     // a pending sign-in cannot remove the factor it has not passed
     expectError(await b.delete(`${MFA}/totp`, { password: PASSWORD }), 403, 'TotpTwoFactorNeeded');
-    await b.post(`${MFA}/recovery`, { code: byPassword.recoveryCodes[0] }).expect(200);
-    expectError(await b.delete(`${MFA}/totp`, { password: 'not the password' }), 403, 'TotpCodeInvalid');
-    await b.delete(`${MFA}/totp`, { password: PASSWORD }).expect(200);
+    const passed = as(t, byPassword.store.codename, (await b.post(`${MFA}/recovery`, { code: byPassword.recoveryCodes[0] }).expect(200)).body.accessToken);
+    expectError(await passed.delete(`${MFA}/totp`, { password: 'not the password' }), 403, 'TotpCodeInvalid');
+    await passed.delete(`${MFA}/totp`, { password: PASSWORD }).expect(200);
     expect((await login(t.http, byPassword.email, PASSWORD, byPassword.store.codename)).body.sessionNeedsTotp2FA).toBeUndefined();
   });
 
@@ -233,8 +235,7 @@ describe('authenticator apps (TOTP)', () => {
     const u = await enrolled(t, clock, { store: await registerStore(t.http) });
     const owner = await login(t.http, u.store.ownerEmail, PASSWORD, u.store.codename);
     const admin = as(t, u.store.codename, owner.accessToken);
-    const p = await pendingLogin(t, u);
-    await p.post(`${MFA}/totp/verify`, { code: codeAt(u.secret, clock) }).expect(200);
+    const p = as(t, u.store.codename, (await (await pendingLogin(t, u)).post(`${MFA}/totp/verify`, { code: codeAt(u.secret, clock) }).expect(200)).body.accessToken);
     const userId = (await p.get('/auth-api/currentuser').expect(200)).body.userId as string;
 
     // a user is no administrator, and nobody resets its own
@@ -269,10 +270,14 @@ describe('mfaRequiredForRoles', () => {
     expect((await api.get('/auth-api/currentuser').expect(200)).body.mfaEnrollmentNeeded).toBe(true);
     await api.get(MFA).expect(200);
     const setup = await api.post(`${MFA}/totp/setup`).expect(200);
-    await api.post(`${MFA}/totp/confirm`, { code: codeAt(setup.body.secret, clock) }).expect(200);
-    // the same session goes on, enrolled
-    await api.get('/auth-api/sessions').expect(200);
-    expect((await api.get('/auth-api/currentuser').expect(200)).body.mfaEnrollmentNeeded).toBeUndefined();
+    const confirmed = await api.post(`${MFA}/totp/confirm`, { code: codeAt(setup.body.secret, clock) }).expect(200);
+    // the same session goes on, enrolled, with fresh tokens: those it had served only to enrol
+    expect(confirmed.body.session).toMatchObject({ sessionId: session.sessionId, accessToken: expect.any(String) });
+    expect(confirmed.body.session.mfaEnrollmentNeeded).toBeUndefined();
+    expectError(await api.get('/auth-api/sessions'), 401, 'AccessTokenPending');
+    const enrolled = as(t, store.codename, confirmed.body.session.accessToken);
+    await enrolled.get('/auth-api/sessions').expect(200);
+    expect((await enrolled.get('/auth-api/currentuser').expect(200)).body.mfaEnrollmentNeeded).toBeUndefined();
 
     // a tenant user is not asked
     const email = uniqueEmail();
@@ -280,7 +285,7 @@ describe('mfaRequiredForRoles', () => {
     const user = await login(t.http, email, PASSWORD, store.codename);
     expect(user.body.mfaEnrollmentNeeded).toBeUndefined();
     await as(t, store.codename, user.accessToken).get('/auth-api/sessions').expect(200);
-    await api.post('/auth-api/logout').expect(200);
+    await enrolled.post('/auth-api/logout').expect(200);
   });
 
   it('refuses to boot on a role nobody has', async () => {
@@ -343,5 +348,59 @@ describeWithRedis('authenticator apps on two replicas', () => {
     expect(answers.filter((r) => r.status === 429).length).toBe(50 - evaluated);
     await as(b, u.store.codename, session.accessToken).get('/auth-api/currentuser').expect(401);
     expectError(await as(a, u.store.codename, session.accessToken).post(`${MFA}/totp/verify`, { code: codeAt(u.secret, clock) }), 429, 'TotpAttemptsExceeded');
+  });
+});
+
+describe('authenticator apps across a KEY_ENCRYPTION_SECRET rotation', () => {
+  const clock = new ManualClock();
+  const OLD = 'the secret being replaced';
+  const NEW = 'the secret replacing it';
+  const apps: TestApp[] = [];
+  const boot = async (env: Record<string, string>) => {
+    const app = await startApp({ clock, env });
+    apps.push(app);
+    return app;
+  };
+  afterAll(async () => {
+    await Promise.all(apps.map((a) => a.close()));
+  });
+
+  const secretOf = async (t: TestApp, email: string) =>
+    ((await t.app.get(DataSource).query('SELECT f."secret" FROM "totp_factors" f JOIN "users" u ON u."id" = f."userId" WHERE u."email" = $1', [email])) as { secret: string }[])[0].secret;
+
+  it('answers 503 TotpSecretUnreadable (not a wrong code) when the secret changed alone; with the old one as KEY_ENCRYPTION_SECRET_PREVIOUS the app and recovery codes work and secrets are sealed again', async () => {
+    // A signing key every app here can open (none sealed by these secrets).
+    const plain = await boot({});
+    await login(plain.http, SUPER_ADMIN.username, SUPER_ADMIN.password);
+    const before = await boot({ KEY_ENCRYPTION_SECRET: OLD });
+    const u = await enrolled(before, clock);
+    const idle = await enrolled(before, clock);
+    const sealedBefore = await secretOf(before, u.email);
+
+    // Changed without the previous secret: a clear 503, the attempt not counted against the user.
+    const changed = await boot({ KEY_ENCRYPTION_SECRET: NEW });
+    const p = await pendingLogin(changed, u);
+    for (let i = 0; i < 6; i++) expectError(await p.post(`${MFA}/totp/verify`, { code: codeAt(u.secret, clock) }), 503, 'TotpSecretUnreadable');
+
+    // The rotation path: the new secret, and the old one beside it.
+    const rotating = await boot({ KEY_ENCRYPTION_SECRET: NEW, KEY_ENCRYPTION_SECRET_PREVIOUS: OLD });
+    await (await pendingLogin(rotating, u)).post(`${MFA}/totp/verify`, { code: codeAt(u.secret, clock) }).expect(200);
+    clock.advance(STEP);
+    await (await pendingLogin(rotating, u)).post(`${MFA}/recovery`, { code: u.recoveryCodes[0] }).expect(200);
+    // every secret the old one sealed is sealed under the new one: the used one at once, the idle one by the boot's pass
+    await rotating.app.get(MfaService).resealing;
+    expect(await secretOf(rotating, u.email)).not.toBe(sealedBefore);
+    // so the new secret alone now opens them
+    for (const user of [u, idle]) {
+      await (await pendingLogin(changed, user)).post(`${MFA}/totp/verify`, { code: codeAt(user.secret, clock) }).expect(200);
+    }
+    clock.advance(STEP);
+  }, 60_000);
+
+  it('refuses KEY_ENCRYPTION_SECRET_PREVIOUS alone or equal to the secret, without printing either', async () => {
+    await expect(startApp({ env: { KEY_ENCRYPTION_SECRET_PREVIOUS: OLD } })).rejects.toMatchObject({ name: 'ConfigError', message: expect.stringMatching(/KEY_ENCRYPTION_SECRET_PREVIOUS is the secret KEY_ENCRYPTION_SECRET replaces/) });
+    const short = startApp({ env: { KEY_ENCRYPTION_SECRET: 'short-secret' } });
+    await expect(short).rejects.toMatchObject({ name: 'ConfigError', message: expect.stringContaining('KEY_ENCRYPTION_SECRET=(hidden)') });
+    await expect(short).rejects.toMatchObject({ message: expect.not.stringContaining('short-secret') });
   });
 });

@@ -440,6 +440,7 @@ describe('gates: verification required for login, and second factors', () => {
     const code = await codeFor(t, store.codename, 'email-2factor-verification', {}, session.accessToken);
     expectError(await complete(t, store.codename, 'email-2factor-verification', { secretCode: code === '000000' ? '000001' : '000000' }, session.accessToken), 403, 'VerificationCodeInvalid');
     const done = await complete(t, store.codename, 'email-2factor-verification', { secretCode: code }, session.accessToken).expect(200);
+    // with fresh tokens: those of the pending sign-in finish it and serve nothing else
     expect(done.body).toEqual({
       sessionId: session.sessionId,
       userId: store.ownerId,
@@ -447,10 +448,13 @@ describe('gates: verification required for login, and second factors', () => {
       fullname: 'Store Owner',
       roleId: 'tenantOwner',
       tenantId: store.storeId,
-      accessToken: session.accessToken,
+      accessToken: expect.any(String),
+      userBucketToken: expect.any(String),
     });
-    await t.http.get(`/auth-api/v1/users/${store.ownerId}`).set(HEADER, store.codename).set('Authorization', `Bearer ${session.accessToken}`).expect(200);
-    await t.http.get('/auth-api/v1/users').set(HEADER, store.codename).set('Authorization', `Bearer ${session.accessToken}`).expect(200);
+    expect(done.body.accessToken).not.toBe(session.accessToken);
+    expectError(await t.http.get('/auth-api/v1/users').set(HEADER, store.codename).set('Authorization', `Bearer ${session.accessToken}`), 401, 'AccessTokenPending');
+    await t.http.get(`/auth-api/v1/users/${store.ownerId}`).set(HEADER, store.codename).set('Authorization', `Bearer ${done.body.accessToken}`).expect(200);
+    await t.http.get('/auth-api/v1/users').set(HEADER, store.codename).set('Authorization', `Bearer ${done.body.accessToken}`).expect(200);
     // nothing pending any more
     expectError(await start(t, store.codename, 'email-2factor-verification', {}, session.accessToken), 409, 'SecondFactorNotPending');
   });
@@ -468,10 +472,12 @@ describe('gates: verification required for login, and second factors', () => {
     expect(res.body.message).toBe('errMsg_getSessionsRequiresMobile2FA');
     // a user without an admin role meets the 2FA answer first, not a role refusal
     expectError(await t.http.get('/auth-api/v1/users').set(HEADER, user.store.codename).set('Authorization', `Bearer ${session.accessToken}`), 403, 'MobileTwoFactorNeeded');
-    const afterMobile = await secondFactor(user.store.codename, 'mobile', session.accessToken);
+    // the answer's tokens still say pending: the mobile factor is still to do
+    const afterMobile = await secondFactor(user.store.codename, 'mobile', afterEmail.body.accessToken);
     expect(afterMobile.body.sessionNeedsMobile2FA).toBeUndefined();
-    expectError(await t.http.get('/auth-api/v1/users').set(HEADER, user.store.codename).set('Authorization', `Bearer ${session.accessToken}`), 403, 'Forbidden');
-    await t.http.get('/auth-api/sessions').set(HEADER, user.store.codename).set('Authorization', `Bearer ${session.accessToken}`).expect(200);
+    expectError(await t.http.get('/auth-api/sessions').set(HEADER, user.store.codename).set('Authorization', `Bearer ${afterEmail.body.accessToken}`), 401, 'AccessTokenPending');
+    expectError(await t.http.get('/auth-api/v1/users').set(HEADER, user.store.codename).set('Authorization', `Bearer ${afterMobile.body.accessToken}`), 403, 'Forbidden');
+    await t.http.get('/auth-api/sessions').set(HEADER, user.store.codename).set('Authorization', `Bearer ${afterMobile.body.accessToken}`).expect(200);
   });
 
   it('a code is bound to its session: another login of the same user cannot use it', async () => {
@@ -500,8 +506,8 @@ describe('gates: verification required for login, and second factors', () => {
     const store = await registerStore(t.http);
     await verify({ email: store.ownerEmail, store });
     const first = await login(t.http, store.ownerEmail, PASSWORD, store.codename);
-    await secondFactor(store.codename, 'email', first.accessToken);
-    const created = await t.http.post('/auth-api/v1/apikeys').set(HEADER, store.codename).set('Authorization', `Bearer ${first.accessToken}`).send({ name: 'backend' }).expect(201);
+    const passed = await secondFactor(store.codename, 'email', first.accessToken);
+    const created = await t.http.post('/auth-api/v1/apikeys').set(HEADER, store.codename).set('Authorization', `Bearer ${passed.body.accessToken}`).send({ name: 'backend' }).expect(201);
     const key = created.body.apiKey.key as string;
     // a new login of the owner is pending again; the key goes on working
     const second = await login(t.http, store.ownerEmail, PASSWORD, store.codename);

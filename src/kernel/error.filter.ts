@@ -2,6 +2,7 @@ import { Catch, HttpException, HttpStatus, type ArgumentsHost, type ExceptionFil
 import type { Response } from 'express';
 import { PinoLogger } from 'nestjs-pino';
 import { AppError, errorBody, type ErrCode } from './errors.js';
+import { ConfigError } from '../platform/config/env.js';
 import { isDependencyOutage, OUTAGE_RETRY_AFTER_S } from '../platform/outage/outage.js';
 import type { ContextRequest } from './request-context.js';
 
@@ -48,6 +49,12 @@ export class ErrorFilter implements ExceptionFilter {
     const requestId = req.ctx?.requestId;
 
     let error = toAppError(exception);
+    // A secret or setting the service needs at run time is missing or wrong (a stored secret
+    // KEY_ENCRYPTION_SECRET does not open): the operator's to fix, and the caller's to retry.
+    if (!error && exception instanceof ConfigError) {
+      this.logger.error({ problems: exception.problems, requestId }, 'the configuration cannot serve this request');
+      error = new AppError('ServiceUnavailable', 'the service cannot answer this now (its configuration); retry later');
+    }
     if (!error && isDependencyOutage(exception)) {
       this.logger.warn({ err: exception, requestId }, 'dependency unavailable');
       error = new AppError('ServiceUnavailable', 'a service this one depends on is unavailable; retry shortly');

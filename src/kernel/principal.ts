@@ -15,6 +15,9 @@ export interface SessionData {
   sessionNeedsMobile2FA?: boolean;
   // Present (true) while the authenticator-app factor (TOTP, or a recovery code) is pending.
   sessionNeedsTotp2FA?: boolean;
+  // Present (true) while a passkey may complete the sign-in (the user has one). Beside the app's
+  // flag when the user has both: either factor completes it.
+  sessionNeedsPasskey2FA?: boolean;
   // Present (true) while the user holds a role of `mfaRequiredForRoles` without an app factor
   // (TOTP or passkey): only the enrolment routes answer until one is added.
   mfaEnrollmentNeeded?: boolean;
@@ -25,6 +28,10 @@ export interface SessionData {
   permissions?: string[];
   // The single sign-on provider's user id, when the session began there.
   ssoUserId?: string;
+  // What the sign-in proved so far (assurance.ts), and when its last factor was proved (ISO).
+  // Absent in sessions begun before these were kept.
+  amr?: string[];
+  authTime?: string;
 }
 
 export interface SessionMeta {
@@ -39,8 +46,10 @@ export interface SessionMeta {
 export interface PendingFactors {
   email2FA: boolean;
   mobile2FA: boolean;
-  // The user has an authenticator app (TOTP): a password login must also pass it.
+  // The user has an authenticator app (TOTP) or a passkey: a sign-in by password, code or
+  // provider must also pass one of them.
   totp2FA?: boolean;
+  passkey2FA?: boolean;
 }
 
 // Who is asking, in the one shape every feature's decisions take: a user's login, an API key

@@ -300,7 +300,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Confirm the app with its first code: it is enabled, and the 10 recovery codes are shown this once. */
+        /** Confirm the app with its first code: it is enabled, the 10 recovery codes are shown this once, and your other sessions end (they began without it). When your role required this enrolment, `session` completes the sign-in with fresh tokens. */
         post: operations["MfaController_confirm"];
         delete?: never;
         options?: never;
@@ -377,6 +377,40 @@ export interface paths {
         patch: operations["PasskeyController_rename"];
         trace?: never;
     };
+    "/auth-api/passkeys/2fa/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start the pending sign-in's passkey factor: the request options for `navigator.credentials.get()`, naming your passkeys. Its challenge serves once, for 5 minutes. */
+        post: operations["PasskeyController_secondFactorOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth-api/passkeys/2fa/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Complete the pending sign-in with one of your passkeys: the session with fresh tokens (those of the pending sign-in finish it only), as every completed second factor answers. */
+        post: operations["PasskeyController_secondFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth-api/passkeys/login/options": {
         parameters: {
             query?: never;
@@ -437,7 +471,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Finish enrolling: the authenticator's answer is verified and the passkey stored. */
+        /** Finish enrolling: the authenticator's answer is verified and the passkey stored. Your first second factor (no authenticator app either) ends your other sessions (they began without one). When your role required this enrolment, `session` completes the sign-in with fresh tokens. */
         post: operations["PasskeyController_registerVerify"];
         delete?: never;
         options?: never;
@@ -1583,7 +1617,7 @@ export interface components {
              * @description Stable code to act on.
              * @enum {string}
              */
-            errCode: "MalformedJson" | "ValidationFailed" | "UnknownField" | "ForbiddenField" | "PayloadTooLarge" | "UnsupportedMediaType" | "RouteNotFound" | "Conflict" | "NotAcceptable" | "UnprocessableEntity" | "MethodNotAllowed" | "TooManyRequests" | "Forbidden" | "Unauthorized" | "NotFound" | "InternalError" | "ServiceUnavailable" | "StoreNotFound" | "StoreInactive" | "StoreRegistrationUnavailable" | "StoreTargetingUnavailable" | "TenantMismatch" | "StoreActivationSaasOnly" | "RootStoreAlwaysActive" | "StoreListSaasOnly" | "RootLevelOnly" | "StoreLevelOnly" | "TenantRegisterNotPublic" | "DuplicateIdentifier" | "IdentifierRequired" | "IdentifierNotAccepted" | "InvalidMobile" | "WeakPassword" | "PasswordTooWeak" | "PasswordBreached" | "PasswordCheckUnavailable" | "MissingParameters" | "InvalidCredentials" | "NoLoginFound" | "UserInactive" | "PrincipalNotAccepted" | "KeyNotFound" | "RefreshTokenInvalid" | "RefreshTokenReused" | "SessionNotFound" | "MachineClientNotAllowed" | "ApiKeyPermissionNotHeld" | "UserNotFound" | "RoleNotAssignable" | "WrongCurrentPassword" | "EmailVerificationNeeded" | "MobileVerificationNeeded" | "EmailTwoFactorNeeded" | "MobileTwoFactorNeeded" | "TotpTwoFactorNeeded" | "MfaEnrollmentRequired" | "VerificationFlowDisabled" | "VerificationResendTooSoon" | "VerificationCodeInvalid" | "VerificationCodeExpired" | "VerificationAttemptsExceeded" | "SecondFactorNotPending" | "PasswordlessLoginDisabled" | "PasswordlessChannelDisabled" | "WebAuthnNotConfigured" | "PasskeyNotFound" | "PasskeyVerificationFailed" | "PasskeyChallengeExpired" | "TotpCodeInvalid" | "TotpAttemptsExceeded" | "TotpNotEnabled" | "TotpAlreadyEnabled" | "MfaCredentialMissing" | "ChallengeFailed" | "SocialProviderNotFound" | "SocialRedirectNotAllowed" | "SocialCodeInvalid" | "SsoNotConfigured" | "SsoProviderUnavailable" | "RemoteSessionEnded" | "RemoteSessionUnavailable" | "FileRequired" | "FileNotFound" | "SubscriptionNotFound" | "SessionChanged" | "EventReaderTooSlow" | "RealtimeChannelDisabled" | "RealtimeInvalidChannel" | "RealtimeInvalidEvent" | "RealtimeTooManyChannels" | "RealtimeTooManyEvents" | "RealtimeNotPresenceChannel" | "RealtimeInvalidInfo" | "RealtimeInvalidSocketId" | "RealtimeInvalidParameter" | "RealtimeEncryptionDisabled" | "RealtimeChannelForbidden" | "RealtimeWebhookInvalid" | "RealtimeProviderError" | "PermissionDenied" | "PermissionUnknown" | "PermissionNotHeld" | "PermissionGrantNotFound" | "GrantTargetNotManaged" | "UserGroupsInactive" | "UserGroupNotFound" | "UserGroupMemberNotFound" | "UserGroupMemberExists" | "GlobalGroupSaasOnly" | "AuditCursorInvalid" | "ConsoleNotBuilt";
+            errCode: "MalformedJson" | "ValidationFailed" | "UnknownField" | "ForbiddenField" | "PayloadTooLarge" | "UnsupportedMediaType" | "RouteNotFound" | "Conflict" | "NotAcceptable" | "UnprocessableEntity" | "MethodNotAllowed" | "TooManyRequests" | "Forbidden" | "Unauthorized" | "NotFound" | "InternalError" | "ServiceUnavailable" | "StoreNotFound" | "StoreInactive" | "StoreRegistrationUnavailable" | "StoreTargetingUnavailable" | "TenantMismatch" | "StoreActivationSaasOnly" | "RootStoreAlwaysActive" | "StoreListSaasOnly" | "RootLevelOnly" | "StoreLevelOnly" | "TenantRegisterNotPublic" | "DuplicateIdentifier" | "IdentifierRequired" | "IdentifierNotAccepted" | "InvalidMobile" | "WeakPassword" | "PasswordTooWeak" | "PasswordBreached" | "PasswordCheckUnavailable" | "MissingParameters" | "InvalidCredentials" | "NoLoginFound" | "UserInactive" | "PrincipalNotAccepted" | "KeyNotFound" | "RefreshTokenInvalid" | "RefreshTokenReused" | "SessionNotFound" | "MachineClientNotAllowed" | "ApiKeyPermissionNotHeld" | "UserNotFound" | "RoleNotAssignable" | "WrongCurrentPassword" | "EmailVerificationNeeded" | "MobileVerificationNeeded" | "EmailTwoFactorNeeded" | "MobileTwoFactorNeeded" | "TotpTwoFactorNeeded" | "PasskeyTwoFactorNeeded" | "AccessTokenPending" | "MfaEnrollmentRequired" | "VerificationFlowDisabled" | "VerificationResendTooSoon" | "VerificationCodeInvalid" | "VerificationCodeExpired" | "VerificationAttemptsExceeded" | "SecondFactorNotPending" | "PasswordlessLoginDisabled" | "PasswordlessChannelDisabled" | "WebAuthnNotConfigured" | "PasskeyNotFound" | "PasskeyVerificationFailed" | "PasskeyChallengeExpired" | "TotpCodeInvalid" | "TotpAttemptsExceeded" | "TotpNotEnabled" | "TotpAlreadyEnabled" | "TotpSecretUnreadable" | "MfaCredentialMissing" | "ChallengeFailed" | "SocialProviderNotFound" | "SocialRedirectNotAllowed" | "SocialCodeInvalid" | "SsoNotConfigured" | "SsoProviderUnavailable" | "RemoteSessionEnded" | "RemoteSessionUnavailable" | "FileRequired" | "FileNotFound" | "SubscriptionNotFound" | "SessionChanged" | "EventReaderTooSlow" | "RealtimeChannelDisabled" | "RealtimeInvalidChannel" | "RealtimeInvalidEvent" | "RealtimeTooManyChannels" | "RealtimeTooManyEvents" | "RealtimeNotPresenceChannel" | "RealtimeInvalidInfo" | "RealtimeInvalidSocketId" | "RealtimeInvalidParameter" | "RealtimeEncryptionDisabled" | "RealtimeChannelForbidden" | "RealtimeWebhookInvalid" | "RealtimeProviderError" | "PermissionDenied" | "PermissionUnknown" | "PermissionNotHeld" | "PermissionGrantNotFound" | "GrantTargetNotManaged" | "UserGroupsInactive" | "UserGroupNotFound" | "UserGroupMemberNotFound" | "UserGroupMemberExists" | "GlobalGroupSaasOnly" | "AuditCursorInvalid" | "ConsoleNotBuilt";
             /** @description A message code, never a sentence: the catalogue's for the `errCode`, or a more precise one where a route names it (`errMsg_<route>RequiresEmail2FA`). */
             message: string;
             /** @description Also in the `x-request-id` header; quote it when reporting a problem. */
@@ -1630,7 +1664,23 @@ export interface components {
             token_type_hint?: "access_token" | "refresh_token" | "api_key";
         };
         IntrospectionResponse: {
+            /**
+             * @description Of a sign-in (not an API key): `aal2` when two methods were proved, `aal1` for one. A token of an unfinished sign-in is never active.
+             * @enum {string}
+             */
+            acr?: "aal1" | "aal2";
             active: boolean;
+            /**
+             * @description The methods the sign-in proved (RFC 8176: `pwd`, `otp`, `hwk`, `swk`, `sms`, `mfa`; and `email`, `fed`).
+             * @example [
+             *       "pwd",
+             *       "otp",
+             *       "mfa"
+             *     ]
+             */
+            amr?: string[];
+            /** @description When the sign-in's last factor was proved, seconds since the epoch. */
+            auth_time?: number;
             /** @description Seconds since the epoch. */
             exp?: number;
             /** @description Seconds since the epoch. */
@@ -1714,7 +1764,12 @@ export interface components {
              */
             sessionNeedsMobile2FA?: true;
             /**
-             * @description Present while the authenticator-app factor is pending: `POST /auth-api/mfa/totp/verify` or `/auth-api/mfa/recovery` completes it.
+             * @description Present while a passkey of the user may complete the pending sign-in: `POST /auth-api/passkeys/2fa/options`, then `/auth-api/passkeys/2fa/verify`. With `sessionNeedsTotp2FA` too, either factor completes it.
+             * @enum {boolean}
+             */
+            sessionNeedsPasskey2FA?: true;
+            /**
+             * @description Present while the authenticator-app factor is pending: `POST /auth-api/mfa/totp/verify` or `/auth-api/mfa/recovery` completes it (or a passkey, when `sessionNeedsPasskey2FA` is present too).
              * @enum {boolean}
              */
             sessionNeedsTotp2FA?: true;
@@ -1756,6 +1811,8 @@ export interface components {
             status: "ERR";
         };
         OpenIdConfiguration: {
+            /** @description `acr` of access tokens: `aal2` two methods proved, `aal1` one, `pending` an unfinished sign-in (such a token has no `aud` and serves only to finish it). */
+            acr_values_supported: string[];
             claims_supported: string[];
             id_token_signing_alg_values_supported: string[];
             introspection_endpoint: string;
@@ -1813,6 +1870,13 @@ export interface components {
         PasskeyDeletedResponse: {
             /** Format: uuid */
             id: string;
+            /** @enum {string} */
+            status: "OK";
+        };
+        PasskeyEnrolledAnswer: {
+            passkey: components["schemas"]["PasskeyResponse"];
+            /** @description Present when your role required this enrolment (`mfaEnrollmentNeeded`): the sign-in, now complete, with fresh tokens (the earlier ones served only to enrol). */
+            session?: components["schemas"]["SecondFactorDoneResponse"];
             /** @enum {string} */
             status: "OK";
         };
@@ -2018,7 +2082,7 @@ export interface components {
             status: "OK";
         };
         RefreshInput: {
-            /** @description The refresh token; without it, the refresh cookie of the targeted store is used. */
+            /** @description The refresh token; without it, the refresh cookie of the targeted store is used. Any string that cannot refresh answers 401 `RefreshTokenInvalid`. */
             refreshToken?: string;
         };
         RefreshResponse: {
@@ -2052,7 +2116,12 @@ export interface components {
              */
             sessionNeedsMobile2FA?: true;
             /**
-             * @description Present while the authenticator-app factor is pending: `POST /auth-api/mfa/totp/verify` or `/auth-api/mfa/recovery` completes it.
+             * @description Present while a passkey of the user may complete the pending sign-in: `POST /auth-api/passkeys/2fa/options`, then `/auth-api/passkeys/2fa/verify`. With `sessionNeedsTotp2FA` too, either factor completes it.
+             * @enum {boolean}
+             */
+            sessionNeedsPasskey2FA?: true;
+            /**
+             * @description Present while the authenticator-app factor is pending: `POST /auth-api/mfa/totp/verify` or `/auth-api/mfa/recovery` completes it (or a passkey, when `sessionNeedsPasskey2FA` is present too).
              * @enum {boolean}
              */
             sessionNeedsTotp2FA?: true;
@@ -2161,7 +2230,12 @@ export interface components {
              */
             sessionNeedsMobile2FA?: true;
             /**
-             * @description Present while the authenticator-app factor is pending: `POST /auth-api/mfa/totp/verify` or `/auth-api/mfa/recovery` completes it.
+             * @description Present while a passkey of the user may complete the pending sign-in: `POST /auth-api/passkeys/2fa/options`, then `/auth-api/passkeys/2fa/verify`. With `sessionNeedsTotp2FA` too, either factor completes it.
+             * @enum {boolean}
+             */
+            sessionNeedsPasskey2FA?: true;
+            /**
+             * @description Present while the authenticator-app factor is pending: `POST /auth-api/mfa/totp/verify` or `/auth-api/mfa/recovery` completes it (or a passkey, when `sessionNeedsPasskey2FA` is present too).
              * @enum {boolean}
              */
             sessionNeedsTotp2FA?: true;
@@ -2170,6 +2244,8 @@ export interface components {
              * @description The store the session belongs to.
              */
             tenantId: string;
+            /** @description A token for the avatar bucket, as login gives (the pending sign-in's one no longer serves). */
+            userBucketToken?: string;
             /** Format: uuid */
             userId: string;
         };
@@ -2243,7 +2319,12 @@ export interface components {
              */
             sessionNeedsMobile2FA?: true;
             /**
-             * @description Present while the authenticator-app factor is pending: `POST /auth-api/mfa/totp/verify` or `/auth-api/mfa/recovery` completes it.
+             * @description Present while a passkey of the user may complete the pending sign-in: `POST /auth-api/passkeys/2fa/options`, then `/auth-api/passkeys/2fa/verify`. With `sessionNeedsTotp2FA` too, either factor completes it.
+             * @enum {boolean}
+             */
+            sessionNeedsPasskey2FA?: true;
+            /**
+             * @description Present while the authenticator-app factor is pending: `POST /auth-api/mfa/totp/verify` or `/auth-api/mfa/recovery` completes it (or a passkey, when `sessionNeedsPasskey2FA` is present too).
              * @enum {boolean}
              */
             sessionNeedsTotp2FA?: true;
@@ -2313,7 +2394,12 @@ export interface components {
              */
             sessionNeedsMobile2FA?: true;
             /**
-             * @description Present while the authenticator-app factor is pending: `POST /auth-api/mfa/totp/verify` or `/auth-api/mfa/recovery` completes it.
+             * @description Present while a passkey of the user may complete the pending sign-in: `POST /auth-api/passkeys/2fa/options`, then `/auth-api/passkeys/2fa/verify`. With `sessionNeedsTotp2FA` too, either factor completes it.
+             * @enum {boolean}
+             */
+            sessionNeedsPasskey2FA?: true;
+            /**
+             * @description Present while the authenticator-app factor is pending: `POST /auth-api/mfa/totp/verify` or `/auth-api/mfa/recovery` completes it (or a passkey, when `sessionNeedsPasskey2FA` is present too).
              * @enum {boolean}
              */
             sessionNeedsTotp2FA?: true;
@@ -2420,6 +2506,19 @@ export interface components {
              * @example 123456
              */
             code: string;
+        };
+        TotpConfirmedResponse: {
+            /**
+             * @description 10 single-use codes, shown this once: the user keeps them somewhere safe.
+             * @example [
+             *       "k7q2-m9xd-4hfa"
+             *     ]
+             */
+            recoveryCodes: string[];
+            /** @description Present when your role required this enrolment (`mfaEnrollmentNeeded`): the sign-in, now complete, with fresh tokens (the earlier ones served only to enrol). */
+            session?: components["schemas"]["SecondFactorDoneResponse"];
+            /** @enum {string} */
+            status: "OK";
         };
         TotpSetupResponse: {
             /**
@@ -3291,7 +3390,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RecoveryCodesResponse"];
+                    "application/json": components["schemas"]["TotpConfirmedResponse"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -3470,6 +3569,74 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    PasskeyController_secondFactorOptions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Targeted store (tenant); root when absent. */
+                "svc-store-codename"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyRequestOptions"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    PasskeyController_secondFactor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Targeted store (tenant); root when absent. */
+                "svc-store-codename"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeyLoginInput"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecondFactorDoneResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
     PasskeyController_loginOptions: {
         parameters: {
             query?: never;
@@ -3591,7 +3758,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PasskeyAnswer"];
+                    "application/json": components["schemas"]["PasskeyEnrolledAnswer"];
                 };
             };
             400: components["responses"]["Error400"];

@@ -25,6 +25,7 @@ import { KeyService } from '../token/key.service.js';
 import { LoginTokenService } from '../token/login-tokens.service.js';
 import { TokenCookies } from '../token/token-cookies.js';
 import { AuthService } from './auth.service.js';
+import { explainRootFallback } from './root-fallback.js';
 import { AuthenticationService } from './authentication.service.js';
 
 @ApiTags('auth')
@@ -41,9 +42,10 @@ export class AuthController {
     private readonly loginTokens: LoginTokenService,
     private readonly cookies: TokenCookies,
     private readonly audit: AuditLog,
-    config: AppConfig,
+    private readonly config: AppConfig,
   ) {
     this.view = { multipleRoles: config.settings.usersHaveMultipleRoles };
+
   }
 
   @Post('login')
@@ -54,7 +56,7 @@ export class AuthController {
   @ApiFailures(401, 429) // 401 InvalidCredentials
   async login(@Req() req: ContextRequest, @Body() input: LoginInput, @Res({ passthrough: true }) res: Response) {
     const store = req.ctx.store!;
-    const result = await this.auth.login(store, input, { ip: req.ip, userAgent: req.headers['user-agent'] }, auditContext(req));
+    const result = await this.auth.login(store, input, { ip: req.ip, userAgent: req.headers['user-agent'] }, auditContext(req)).catch(explainRootFallback(req, this.config));
     this.cookies.send(res, store, result.tokens);
     return this.auth.toResponse(result);
   }
@@ -67,7 +69,7 @@ export class AuthController {
   async logout(@Req() req: ContextRequest, @Body() input: LogoutInput, @Res({ passthrough: true }) res: Response) {
     // An expired access token cannot end its session; the refresh token still names it.
     const session =
-      (await this.authentication.tryAuthenticate(req)) ?? (input?.refreshToken ? await this.loginTokens.sessionOf(req.ctx.store!, input.refreshToken) : undefined);
+      (await this.authentication.tryAuthenticate(req))?.session ?? (input?.refreshToken ? await this.loginTokens.sessionOf(req.ctx.store!, input.refreshToken) : undefined);
     if (session) {
       await this.sessions.end(session.storeId, { id: session.sessionId }, (_count, tx) =>
         this.audit.record({ storeId: session.storeId, action: 'user.logout', outcome: 'success', actor: auditActor(session), target: { type: 'session', id: session.sessionId } }, auditContext(req, session.sessionId), tx),

@@ -49,10 +49,11 @@ export class LoginResponse extends SessionResponse {
 }
 
 export class RefreshInput {
-  @ApiPropertyOptional({ description: 'The refresh token; without it, the refresh cookie of the targeted store is used.' })
+  // No length rule here: any string that cannot refresh gets the one answer, 401
+  // RefreshTokenInvalid (the body parser bounds its size).
+  @ApiPropertyOptional({ description: 'The refresh token; without it, the refresh cookie of the targeted store is used. Any string that cannot refresh answers 401 `RefreshTokenInvalid`.' })
   @IsOptional()
   @IsString()
-  @MaxLength(200)
   refreshToken?: string;
 }
 
@@ -111,6 +112,9 @@ export class IntrospectionResponse {
   @ApiPropertyOptional({ type: 'integer', description: 'Seconds since the epoch.' }) exp?: number;
   @ApiPropertyOptional({ type: 'integer', description: 'Seconds since the epoch.' }) iat?: number;
   @ApiPropertyOptional({ enum: ['access_token', 'refresh_token', 'api_key'] }) token_type?: string;
+  @ApiPropertyOptional({ enum: ['aal1', 'aal2'], description: 'Of a sign-in (not an API key): `aal2` when two methods were proved, `aal1` for one. A token of an unfinished sign-in is never active.' }) acr?: string;
+  @ApiPropertyOptional({ type: [String], example: ['pwd', 'otp', 'mfa'], description: 'The methods the sign-in proved (RFC 8176: `pwd`, `otp`, `hwk`, `swk`, `sms`, `mfa`; and `email`, `fed`).' }) amr?: string[];
+  @ApiPropertyOptional({ type: 'integer', description: 'When the sign-in\'s last factor was proved, seconds since the epoch.' }) auth_time?: number;
 }
 
 export class OpenIdConfiguration {
@@ -121,4 +125,5 @@ export class OpenIdConfiguration {
   @ApiProperty({ type: [String] }) subject_types_supported: string[];
   @ApiProperty({ type: [String] }) response_types_supported: string[];
   @ApiProperty({ type: [String] }) claims_supported: string[];
+  @ApiProperty({ type: [String], description: '`acr` of access tokens: `aal2` two methods proved, `aal1` one, `pending` an unfinished sign-in (such a token has no `aud` and serves only to finish it).' }) acr_values_supported: string[];
 }

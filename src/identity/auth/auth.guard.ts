@@ -83,21 +83,21 @@ export class AuthGuard implements CanActivate {
     }
 
     if (policy.publicWhen && this.config.settings[policy.publicWhen]) {
-      const session = await this.authentication.tryAuthenticate(req);
+      const login = await this.authentication.tryAuthenticate(req);
       // Open to anonymous callers, but a token still counts only in its own store, of an active
       // store, and only once its second factors are done.
-      if (session) {
-        await this.checkTenant(req, session);
-        await this.assertStoreActive(req, session);
-        this.verification.checkRequest(session, routeOf(req), policy);
+      if (login) {
+        await this.checkTenant(req, login.session);
+        await this.assertStoreActive(req, login.session);
+        this.verification.checkRequest(login.session, routeOf(req), policy, login.pending);
       }
-      req.ctx.session = session;
+      req.ctx.session = login?.session;
       return true;
     }
     if (!policy.principals.user) throw new AppError('PrincipalNotAccepted', 'this route does not accept user sessions');
 
     // The second-factor routes tell a sign-in ended by too many wrong codes from any other end.
-    const { session, token } = await this.authentication.authenticate(req, { bucketToken: policy.bucketToken, secondFactorRoute: policy.during2FA && !policy.noLoginShape });
+    const { session, token, pending } = await this.authentication.authenticate(req, { bucketToken: policy.bucketToken, secondFactorRoute: policy.during2FA && !policy.noLoginShape });
     // A login in its own store (nearly every request) is decided without waiting.
     if (session.storeId === req.ctx.store!.id) {
       if (!req.ctx.store!.isActive) throw storeInactive();
@@ -106,7 +106,7 @@ export class AuthGuard implements CanActivate {
       await this.assertStoreActive(req, session);
     }
     req.ctx.accessToken = token;
-    return this.admit(req, policy, session, true) && this.permit(req, policy);
+    return this.admit(req, policy, session, true, pending) && this.permit(req, policy);
   }
 
   // A token is valid only in the store it was issued for, except a super administrator's (and a
@@ -134,10 +134,10 @@ export class AuthGuard implements CanActivate {
     if (!store?.isActive) throw storeInactive();
   }
 
-  private admit(req: ContextRequest, policy: AuthPolicy, session: SessionData, superAdminPasses: boolean): boolean {
-    // API keys and machine tokens have no second factor; a login's pending one closes the route
-    // before its role is looked at.
-    this.verification.checkRequest(session, routeOf(req), policy);
+  private admit(req: ContextRequest, policy: AuthPolicy, session: SessionData, superAdminPasses: boolean, tokenPending = false): boolean {
+    // API keys and machine tokens have no second factor; a login's pending one (or a token issued
+    // while it was) closes the route before its role is looked at.
+    this.verification.checkRequest(session, routeOf(req), policy, tokenPending);
     const pass = (superAdminPasses && session.roles.includes(SAAS_ROLES.superAdmin)) || this.permissionDecides(policy);
     if (policy.roles && !pass && !session.roles.some((r) => policy.roles!.includes(r))) {
       throw new AppError('Forbidden', 'your role does not allow this');

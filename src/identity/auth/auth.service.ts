@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import bcrypt from 'bcrypt';
+import type { AuthMethod } from '../../kernel/assurance.js';
 import { AuditLog, type AuditContext } from '../../kernel/audit.js';
 import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
@@ -109,14 +110,15 @@ export class AuthService {
       }
       throw error;
     }
-    const result = await this.startSession(store, user!, meta, pending!, 'password', context);
+    const result = await this.startSession(store, user!, meta, pending!, ['pwd'], 'password', context);
     // Only now, after the password matched: the strength check is CPU on the event loop.
     if (await this.users.passwordChangeRecommended(input.password, store, user!)) result.passwordChangeRecommended = true;
     return result;
   }
 
-  // A user already proven by other means (a social provider, single sign-on): the same checks
-  // and the same session as a password login.
+  // A user already proven by other means (a social provider, single sign-on, a code or link
+  // sent to it, a passkey): the same checks and the same session as a password login. `amr`
+  // names the proof (kernel/assurance.ts).
   // `multiFactor`: the proof was itself multi-factor (a passkey with user verification), so no
   // second factor is asked after it.
   // `method` names the proof in the audit log (a single sign-on session carries `ssoUserId`).
@@ -124,12 +126,13 @@ export class AuthService {
     store: Tenant,
     user: UserEntity,
     meta: SessionMeta,
-    opts: { multiFactor?: boolean; method?: 'social' | 'sso' | 'passkey' | 'passwordless'; context?: AuditContext } = {},
+    opts: { amr: AuthMethod[]; multiFactor?: boolean; method?: 'social' | 'sso' | 'passkey' | 'passwordless'; context?: AuditContext },
   ): Promise<LoginResult> {
     if (!store.isActive) throw new AppError('StoreInactive', `store "${store.codename}" is not active`);
     const pending = this.assertMayLogIn(user);
     const method = opts.method ?? (opts.multiFactor ? 'passkey' : meta.ssoUserId ? 'sso' : 'social');
-    return this.startSession(store, user, meta, opts.multiFactor ? { email2FA: false, mobile2FA: false, totp2FA: false } : pending, method, opts.context ?? { ip: meta.ip, userAgent: meta.userAgent });
+    const none: PendingFactors = { email2FA: false, mobile2FA: false, totp2FA: false, passkey2FA: false };
+    return this.startSession(store, user, meta, opts.multiFactor ? none : pending, opts.amr, method, opts.context ?? { ip: meta.ip, userAgent: meta.userAgent });
   }
 
   // A refused login (user.login.failed): the username tried is kept only as a keyed hash.
@@ -170,7 +173,7 @@ export class AuthService {
   // The session cap applies in sessions.create, for every kind of login. The session and the
   // sign-in's audit entry are written in one transaction; `newDevice`: none of the user's live
   // sessions had its user agent (the shipped, disabled notification rule emails the user then).
-  private async startSession(store: Tenant, user: UserEntity, meta: SessionMeta, pending: PendingFactors, method: string, context: AuditContext): Promise<LoginResult> {
+  private async startSession(store: Tenant, user: UserEntity, meta: SessionMeta, pending: PendingFactors, amr: AuthMethod[], method: string, context: AuditContext): Promise<LoginResult> {
     // With the log off, no transaction and no new-device lookup.
     const recorded = !this.audit.enabled
       ? undefined
@@ -180,7 +183,7 @@ export class AuthService {
             { ...context, sessionId: id },
             tx,
           );
-    const session = await this.sessions.create(user, meta, pending, recorded);
+    const session = await this.sessions.create(user, meta, pending, amr, recorded);
     return { session, tokens: await this.tokens.forNewSession(session) };
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { PENDING_ACR } from '../../kernel/assurance.js';
 import { AppError } from '../../kernel/errors.js';
 import type { ContextRequest } from '../../kernel/request-context.js';
 import { AppConfig } from '../../platform/config/app-config.js';
@@ -50,11 +51,12 @@ export class AuthenticationService {
     return extractToken(req, this.tokenNames(req.ctx.store!), (v) => v.startsWith(this.apiKeyPrefix)) !== undefined;
   }
 
-  async authenticate(req: ContextRequest, opts: { bucketToken?: boolean; secondFactorRoute?: boolean } = {}): Promise<{ session: SessionData; token: string }> {
+  // `pending`: the token was issued while its sign-in was unfinished (`acr: pending`).
+  async authenticate(req: ContextRequest, opts: { bucketToken?: boolean; secondFactorRoute?: boolean } = {}): Promise<{ session: SessionData; token: string; pending: boolean }> {
     const token = extractToken(req, this.tokenNames(req.ctx.store!), (v) => v.startsWith(this.apiKeyPrefix));
     if (!token) throw new AppError('Unauthorized', 'no access token');
     // A token the remote service issued stands for its session there (settings remoteSession).
-    if (this.remote.handles(token)) return { session: await this.remote.authenticate(req.ctx.store!, token), token };
+    if (this.remote.handles(token)) return { session: await this.remote.authenticate(req.ctx.store!, token), token, pending: false };
     const claims = this.tokens.verifiedBefore(token)?.claims ?? (await this.tokens.verify(token));
     if (claims.use === 'bucket' && !opts.bucketToken) throw new AppError('Unauthorized', 'a bucket token is not an access token');
     const session = await this.sessions.get(claims.storeId, claims.sessionId);
@@ -67,13 +69,13 @@ export class AuthenticationService {
       }
       throw new AppError('Unauthorized', 'the session has ended');
     }
-    return { session, token };
+    return { session, token, pending: claims.acr === PENDING_ACR };
   }
 
-  // The session if the request carries a valid token, otherwise nothing (logout).
-  async tryAuthenticate(req: ContextRequest): Promise<SessionData | undefined> {
+  // The login if the request carries a valid token, otherwise nothing (logout, open routes).
+  async tryAuthenticate(req: ContextRequest): Promise<{ session: SessionData; pending: boolean } | undefined> {
     try {
-      return (await this.authenticate(req)).session;
+      return await this.authenticate(req);
     } catch (error) {
       if (error instanceof AppError && error.status === 401) return undefined;
       throw error;

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { acrOf, PENDING_ACR, signInPending } from '../../kernel/assurance.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Principal, SessionData } from '../../kernel/principal.js';
 import { SAAS_ROLES } from '../../kernel/roles.js';
@@ -21,9 +22,19 @@ export interface Introspection {
   exp?: number;
   iat?: number;
   token_type?: TokenTypeHint;
+  acr?: string;
+  amr?: string[];
+  auth_time?: number;
 }
 
 const INACTIVE: Introspection = { active: false };
+
+interface Found {
+  session: SessionData;
+  exp: number;
+  iat?: number;
+  pending: boolean;
+}
 
 // RFC 7662 for backend services: is this token live, and whose is it. Access tokens and API keys
 // are answered from the session and key caches, as `/currentuser` is. An API key of a store's
@@ -46,32 +57,34 @@ export class IntrospectionService {
     if (hint) kinds.sort((a, b) => Number(b === hint) - Number(a === hint));
     for (const kind of kinds) {
       const found = await this.find(kind, token);
-      if (found) return this.maySee(caller, found.session.storeId) ? this.describe(kind, found) : INACTIVE;
+      // A token of an unfinished sign-in (or one issued while it was) proves nothing yet.
+      if (found) return this.maySee(caller, found.session.storeId) && !found.pending ? this.describe(kind, found) : INACTIVE;
     }
     return INACTIVE;
   }
 
-  private async find(kind: TokenTypeHint, token: string): Promise<{ session: SessionData; exp: number; iat?: number } | undefined> {
+  private async find(kind: TokenTypeHint, token: string): Promise<Found | undefined> {
     if (kind === 'access_token') {
       if (token.split('.').length !== 3) return undefined;
       const verified = await this.tokens.inspect(token).catch(passUnauthorized);
       if (!verified || verified.claims.use !== 'access') return undefined;
       const session = await this.sessions.get(verified.claims.storeId, verified.claims.sessionId);
-      return session?.userId === verified.claims.userId ? { session, exp: verified.exp, iat: verified.iat } : undefined;
+      if (session?.userId !== verified.claims.userId) return undefined;
+      return { session, exp: verified.exp, iat: verified.iat, pending: verified.claims.acr === PENDING_ACR || signInPending(session) };
     }
     if (kind === 'api_key') {
       const session = await this.apiKeys.authenticate(token).catch(passUnauthorized);
-      return session && { session, exp: seconds(new Date(session.expiresAt)) };
+      return session && { session, exp: seconds(new Date(session.expiresAt)), pending: false };
     }
     const found = await this.loginTokens.inspect(token);
-    return found && { session: found.session, exp: seconds(found.row.expiresAt), iat: seconds(found.row.createdAt) };
+    return found && { session: found.session, exp: seconds(found.row.expiresAt), iat: seconds(found.row.createdAt), pending: signInPending(found.session) };
   }
 
   private maySee(caller: Principal, storeId: string): boolean {
     return caller.kind === 'machine' || caller.storeId === storeId || caller.roles.some((r) => r === SAAS_ROLES.superAdmin || r === SAAS_ROLES.saasAdmin);
   }
 
-  private async describe(kind: TokenTypeHint, found: { session: SessionData; exp: number; iat?: number }): Promise<Introspection> {
+  private async describe(kind: TokenTypeHint, found: Found): Promise<Introspection> {
     const { session } = found;
     const store = await this.stores.findById(session.storeId);
     if (!store?.isActive) return INACTIVE;
@@ -85,6 +98,12 @@ export class IntrospectionService {
       exp: found.exp,
       ...(found.iat !== undefined && { iat: found.iat }),
       token_type: kind,
+      // What the sign-in proved (an API key proves no sign-in).
+      ...(session.principal !== 'apiKey' && {
+        acr: acrOf(session),
+        amr: session.amr ?? [],
+        ...(session.authTime && { auth_time: seconds(new Date(session.authTime)) }),
+      }),
     };
   }
 }

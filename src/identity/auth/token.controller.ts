@@ -13,6 +13,7 @@ import { cookieValue } from '../token/token-extractor.js';
 import { TokenService } from '../token/token.service.js';
 import { IntrospectInput, IntrospectionResponse, OpenIdConfiguration, RefreshInput, RefreshResponse } from './auth.dto.js';
 import { IntrospectionService } from './introspection.service.js';
+import { explainRootFallback } from './root-fallback.js';
 
 // Introspection takes an HTML form too (RFC 7662), as well as JSON.
 export const INTROSPECTION_ROUTE = '/auth-api/introspect';
@@ -42,7 +43,7 @@ export class TokenController {
   async refresh(@Req() req: ContextRequest, @Body() input: RefreshInput, @Res({ passthrough: true }) res: Response) {
     const store = req.ctx.store!;
     const token = input?.refreshToken ?? cookieValue(req, this.cookies.refreshName(store));
-    const { session, tokens } = await this.loginTokens.refresh(store, token, req.ip, auditContext(req));
+    const { session, tokens } = await this.loginTokens.refresh(store, token, req.ip, auditContext(req)).catch(explainRootFallback(req, this.config));
     this.cookies.send(res, store, tokens);
     return this.loginTokens.answer(session, tokens);
   }
@@ -52,7 +53,9 @@ export class TokenController {
   @ApiOperation({ summary: 'The discovery document: the issuer of access tokens and where their keys are (`jwks_uri`), for offline verifiers.' })
   @ApiResult(OpenIdConfiguration)
   discovery(@Req() req: ContextRequest) {
-    const base = this.config.env.PUBLIC_URL ? this.config.publicUrl('') : req.ctx.origin;
+    // Never from the Host header, which the caller writes: PUBLIC_URL (required in production),
+    // else the address this connection reached.
+    const base = this.config.env.PUBLIC_URL ? this.config.publicUrl('') : listeningAddress(req);
     return {
       issuer: this.tokens.issuer,
       jwks_uri: `${base}/auth-api/.well-known/jwks.json`,
@@ -60,7 +63,8 @@ export class TokenController {
       id_token_signing_alg_values_supported: ['RS256'],
       subject_types_supported: ['public'],
       response_types_supported: [],
-      claims_supported: ['iss', 'sub', 'aud', 'sid', 'jti', 'iat', 'exp', 'sessionId', 'userId', 'storeId'],
+      claims_supported: ['iss', 'sub', 'aud', 'sid', 'jti', 'iat', 'exp', 'acr', 'amr', 'auth_time', 'sessionId', 'userId', 'storeId'],
+      acr_values_supported: ['aal1', 'aal2', 'pending'],
     };
   }
 
@@ -75,4 +79,11 @@ export class TokenController {
   introspect(@Req() req: ContextRequest, @Body() input: IntrospectInput) {
     return this.introspection.introspect(principalOf(req.ctx), input.token, input.token_type_hint);
   }
+}
+
+// The service's own address as this connection reached it (the local end of the socket).
+function listeningAddress(req: ContextRequest): string {
+  const address = (req.socket.localAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
+  const host = address.includes(':') ? `[${address}]` : address;
+  return `${req.protocol}://${host}:${req.socket.localPort}`;
 }

@@ -6,7 +6,7 @@ import { Authenticated, USER_ONLY } from '../../kernel/policy.js';
 import { auditContextOf } from '../../kernel/audit.js';
 import { Ctx, type RequestContext } from '../../kernel/request-context.js';
 import { SecondFactorAnswer, SecondFactorDoneResponse } from '../token/second-factor.js';
-import { DisableTotpInput, MfaFactorsResponse, MfaStatusResponse, RecoveryCodeInput, RecoveryCodesResponse, TotpCodeInput, TotpSetupResponse } from './mfa.dto.js';
+import { DisableTotpInput, MfaFactorsResponse, MfaStatusResponse, RecoveryCodeInput, RecoveryCodesResponse, TotpCodeInput, TotpConfirmedResponse, TotpSetupResponse } from './mfa.dto.js';
 import { MfaService } from './mfa.service.js';
 
 // The caller's own factors. Enrolment stays open to a login whose role requires an app factor it
@@ -43,11 +43,15 @@ export class MfaController {
   @Post('totp/confirm')
   @Authenticated(ENROLMENT)
   @HttpCode(HttpStatus.OK)
-  @ApiOperation({ summary: 'Confirm the app with its first code: it is enabled, and the 10 recovery codes are shown this once.' })
-  @ApiResult(RecoveryCodesResponse)
+  @ApiOperation({
+    summary:
+      'Confirm the app with its first code: it is enabled, the 10 recovery codes are shown this once, and your other sessions end (they began without it). When your role required this enrolment, `session` completes the sign-in with fresh tokens.',
+  })
+  @ApiResult(TotpConfirmedResponse)
   @ApiFailures(429)
-  async confirm(@Ctx() ctx: RequestContext, @Body() input: TotpCodeInput) {
-    return { status: 'OK', recoveryCodes: await this.mfa.confirm(ctx.session!, input.code, auditContextOf(ctx)) };
+  async confirm(@Ctx() ctx: RequestContext, @Body() input: TotpCodeInput, @Res({ passthrough: true }) res: Response) {
+    const { recoveryCodes, session } = await this.mfa.confirm(ctx.session!, input.code, auditContextOf(ctx));
+    return { status: 'OK', recoveryCodes, ...(session && { session: await this.secondFactor.send(ctx.store!, session, res) }) };
   }
 
   @Post('totp/verify')
@@ -58,7 +62,7 @@ export class MfaController {
   @ApiFailures(429)
   async verify(@Ctx() ctx: RequestContext, @Body() input: TotpCodeInput, @Res({ passthrough: true }) res: Response) {
     const session = await this.mfa.verify(ctx.session!, input.code, auditContextOf(ctx));
-    return this.secondFactor.send(ctx.store!, session, ctx.accessToken, res);
+    return this.secondFactor.send(ctx.store!, session, res);
   }
 
   @Post('recovery')
@@ -69,7 +73,7 @@ export class MfaController {
   @ApiFailures(429)
   async recover(@Ctx() ctx: RequestContext, @Body() input: RecoveryCodeInput, @Res({ passthrough: true }) res: Response) {
     const session = await this.mfa.recover(ctx.session!, input.code, auditContextOf(ctx));
-    return this.secondFactor.send(ctx.store!, session, ctx.accessToken, res);
+    return this.secondFactor.send(ctx.store!, session, res);
   }
 
   @Post('recovery/regenerate')

@@ -1,4 +1,5 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { SecondFactorDoneResponse } from '../token/second-factor.js';
 import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 
 // A current code of the authenticator app.
@@ -40,6 +41,11 @@ export class TotpSetupResponse {
 export class RecoveryCodesResponse {
   @ApiProperty({ enum: ['OK'] }) status: 'OK';
   @ApiProperty({ type: [String], example: ['k7q2-m9xd-4hfa'], description: '10 single-use codes, shown this once: the user keeps them somewhere safe.' }) recoveryCodes: string[];
+}
+
+export class TotpConfirmedResponse extends RecoveryCodesResponse {
+  @ApiPropertyOptional({ type: SecondFactorDoneResponse, description: 'Present when your role required this enrolment (`mfaEnrollmentNeeded`): the sign-in, now complete, with fresh tokens (the earlier ones served only to enrol).' })
+  session?: SecondFactorDoneResponse;
 }
 
 export class MfaFactorsResponse {

@@ -50,6 +50,18 @@ export class MfaRepository {
     return rowsOf(rows).length === 1;
   }
 
+  // A page of every store's app secrets, by user id after `afterUserId` (a secret sealed again
+  // during a KEY_ENCRYPTION_SECRET rotation). SaaS-level: the rotation is the deployment's.
+  pageSecrets(afterUserId: string, limit: number): Promise<{ storeId: string; userId: string; secret: string }[]> {
+    return this.dataSource.query(`SELECT "storeId", "userId", "secret" FROM "totp_factors" WHERE "userId" > $1 ORDER BY "userId" LIMIT $2`, [afterUserId, limit]);
+  }
+
+  // Whether the secret was still `sealed` and now is `resealed`.
+  async reseal(storeId: string, userId: string, sealed: string, resealed: string): Promise<boolean> {
+    const rows: unknown = await this.dataSource.query(`UPDATE "totp_factors" SET "secret" = $4 WHERE "storeId" = $1 AND "userId" = $2 AND "secret" = $3 RETURNING "userId"`, [storeId, userId, sealed, resealed]);
+    return rowsOf(rows).length === 1;
+  }
+
   async deleteTotp(storeId: string, userId: string, tx?: Tx): Promise<void> {
     await managerOf(this.dataSource, tx).query(`DELETE FROM "totp_factors" WHERE "storeId" = $1 AND "userId" = $2`, [storeId, userId]);
   }
@@ -65,8 +77,13 @@ export class MfaRepository {
   }
 
   // Uses a recovery code up: true for exactly one of any number of concurrent uses.
-  async useRecoveryCode(storeId: string, userId: string, codeHash: string): Promise<boolean> {
-    const rows: unknown = await this.dataSource.query(`DELETE FROM "recovery_codes" WHERE "storeId" = $1 AND "userId" = $2 AND "codeHash" = $3 RETURNING "id"`, [storeId, userId, codeHash]);
+  // One code, whichever of its hashes (`codeHashes`: under the current secret and the previous
+  // one) it was stored with.
+  async useRecoveryCode(storeId: string, userId: string, codeHashes: string[]): Promise<boolean> {
+    const rows: unknown = await this.dataSource.query(
+      `DELETE FROM "recovery_codes" WHERE "id" = (SELECT "id" FROM "recovery_codes" WHERE "storeId" = $1 AND "userId" = $2 AND "codeHash" = ANY($3) LIMIT 1) RETURNING "id"`,
+      [storeId, userId, codeHashes],
+    );
     return rowsOf(rows).length === 1;
   }
 

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
 import { AppError } from '../../kernel/errors.js';
@@ -10,6 +10,7 @@ import type { Tenant } from '../../kernel/tenant.js';
 import { Clock } from '../../platform/clock/clock.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
+import { ConfigError } from '../../platform/config/env.js';
 import { KeyEncryption } from '../../platform/crypto/key-encryption.js';
 import { Transactions, type Tx } from '../../platform/database/transactions.js';
 import { SessionService } from '../session/session.service.js';
@@ -41,9 +42,12 @@ export interface MfaFactors {
 // wrong codes are counted before they are checked, so concurrent guesses get no more than the
 // limit.
 @Injectable()
-export class MfaService implements OnModuleInit {
+export class MfaService implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('MfaService');
   private readonly encryption: KeyEncryption;
-  private readonly pepper: string;
+  // Recovery codes are HMACs keyed with these: the current secret's, and during a rotation the
+  // previous one's too (a hash cannot be sealed again).
+  private readonly peppers: string[];
 
   constructor(
     private readonly factors: MfaRepository,
@@ -58,9 +62,56 @@ export class MfaService implements OnModuleInit {
     private readonly audit: AuditLog,
     private readonly transactions: Transactions,
   ) {
-    this.encryption = new KeyEncryption(config.env.KEY_ENCRYPTION_SECRET, { salt: 'svc-totp-secrets', what: 'the authenticator-app secrets' });
+    const { KEY_ENCRYPTION_SECRET, KEY_ENCRYPTION_SECRET_PREVIOUS } = config.env;
+    this.encryption = new KeyEncryption(KEY_ENCRYPTION_SECRET, { salt: 'svc-totp-secrets', what: 'the authenticator-app secrets' }, KEY_ENCRYPTION_SECRET_PREVIOUS);
     // With KEY_ENCRYPTION_SECRET a stolen table alone does not let recovery codes be tried offline.
-    this.pepper = config.env.KEY_ENCRYPTION_SECRET ?? 'recovery-codes';
+    this.peppers = [KEY_ENCRYPTION_SECRET ?? 'recovery-codes', ...(KEY_ENCRYPTION_SECRET_PREVIOUS ? [KEY_ENCRYPTION_SECRET_PREVIOUS] : [])];
+  }
+
+  // During a KEY_ENCRYPTION_SECRET rotation, every app secret the previous secret sealed is sealed
+  // again under the current one, a page at a time after the boot (a use seals its own at once).
+  // Conditional updates: replicas doing it together, or a setup meanwhile, lose nothing.
+  onApplicationBootstrap(): void {
+    if (!this.encryption.rotating) return;
+    this.resealing = this.resealAll().catch((err: unknown) => this.logger.error({ err }, 'could not seal the authenticator-app secrets again under the current KEY_ENCRYPTION_SECRET'));
+  }
+
+  // The boot's pass (tests wait for it); a shutdown stops it after the page under way.
+  resealing: Promise<void> = Promise.resolve();
+  private stopping = false;
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopping = true;
+    await this.resealing;
+  }
+
+  private async resealAll(): Promise<void> {
+    let resealed = 0;
+    let unreadable = 0;
+    for (let after = '00000000-0000-0000-0000-000000000000'; ; ) {
+      if (this.stopping) return;
+      const page = await this.factors.pageSecrets(after, 500);
+      if (!page.length) break;
+      after = page[page.length - 1].userId;
+      for (const row of page) {
+        if (!this.encryption.stale(row.secret)) {
+          if (!this.opens(row.secret)) unreadable++;
+          continue;
+        }
+        if (await this.factors.reseal(row.storeId, row.userId, row.secret, this.encryption.seal(this.encryption.open(row.secret)))) resealed++;
+      }
+    }
+    const what = unreadable ? 'some authenticator-app secrets open with neither KEY_ENCRYPTION_SECRET nor KEY_ENCRYPTION_SECRET_PREVIOUS' : 'every authenticator-app secret is sealed under the current KEY_ENCRYPTION_SECRET';
+    (unreadable ? this.logger.error.bind(this.logger) : this.logger.log.bind(this.logger))({ resealed, unreadable }, what);
+  }
+
+  private opens(sealed: string): boolean {
+    try {
+      this.encryption.open(sealed);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   // mfaRequiredForRoles names roles that exist: a typo would silently require nothing.
@@ -96,22 +147,26 @@ export class MfaService implements OnModuleInit {
     return { secret: secret.base32, otpauthUrl, qrCodeSvg };
   }
 
-  // The first code of the app enables it; the recovery codes come with it.
-  async confirm(session: SessionData, code: string, context: AuditContext = {}): Promise<string[]> {
+  // The first code of the app enables it; the recovery codes come with it. The account asks a
+  // second factor from now on: its other sessions, begun with one, end. The code proved the app,
+  // so this sign-in counts it (`otp`); `session` is it as it is now when it was waiting for this
+  // enrolment (mfaRequiredForRoles): its earlier tokens said so, and it needs fresh ones.
+  async confirm(session: SessionData, code: string, context: AuditContext = {}): Promise<{ recoveryCodes: string[]; session?: SessionData }> {
     const { storeId, userId } = session;
     const row = await this.factors.findTotp(storeId, userId);
     if (!row) throw new AppError('TotpNotEnabled', 'start with POST /auth-api/mfa/totp/setup');
     if (row.confirmedAt) throw new AppError('TotpAlreadyEnabled', 'the authenticator app is already enabled');
     await this.attempt([['totpPerUser', userId]], undefined, () => this.acceptCode(storeId, userId, row.secret, code, false));
     // The user's flag, its recovery codes and the audit entry in one transaction.
-    const codes = await this.transactions.run(async (tx) => {
+    const recoveryCodes = await this.transactions.run(async (tx) => {
       await this.users.setAppFactors(storeId, userId, { totpEnabled: true }, tx);
       const fresh = await this.newRecoveryCodes(storeId, userId, tx);
       await this.recordFactor(session, context, 'user.factor.enrolled', 'totp', {}, tx);
       return fresh;
     });
-    await this.sessions.forgetCached(storeId, userId);
-    return codes;
+    await this.sessions.end(storeId, { userId, exceptId: session.sessionId });
+    const updated = await this.sessions.completeSecondFactor(storeId, session.sessionId, 'totp', 'otp');
+    return { recoveryCodes, ...(session.mfaEnrollmentNeeded && updated && { session: updated }) };
   }
 
   // The pending sign-in's app factor, by a current code.
@@ -129,7 +184,7 @@ export class MfaService implements OnModuleInit {
   // The pending sign-in's app factor, by a recovery code (used up).
   async recover(session: SessionData, code: string, context: AuditContext = {}): Promise<SessionData> {
     const { storeId, userId } = this.pending(session);
-    await this.signInFactor(session, 'recoveryCode', context, () => this.attempt(this.signInKeys(session), session, () => this.factors.useRecoveryCode(storeId, userId, this.hashRecoveryCode(storeId, userId, code))));
+    await this.signInFactor(session, 'recoveryCode', context, () => this.attempt(this.signInKeys(session), session, () => this.factors.useRecoveryCode(storeId, userId, this.recoveryCodeHashes(storeId, userId, code))));
     return this.complete(session, 'recoveryCode', context);
   }
 
@@ -197,7 +252,8 @@ export class MfaService implements OnModuleInit {
   }
 
   private async complete(session: SessionData, factor: 'totp' | 'recoveryCode', context: AuditContext): Promise<SessionData> {
-    const updated = await this.sessions.completeSecondFactor(session.storeId, session.sessionId, 'totp', (tx) =>
+    // A recovery code is a one-time password too (RFC 8176 `otp`).
+    const updated = await this.sessions.completeSecondFactor(session.storeId, session.sessionId, 'totp', 'otp', (tx) =>
       this.audit.record({ storeId: session.storeId, action: 'user.2fa.passed', outcome: 'success', actor: auditActor(session), target: { type: 'session', id: session.sessionId }, details: { factor } }, { ...context, sessionId: session.sessionId }, tx),
     );
     if (!updated) throw new AppError('Unauthorized', 'the session has ended');
@@ -263,24 +319,39 @@ export class MfaService implements OnModuleInit {
   private async acceptCode(storeId: string, userId: string, sealed: string, code: string, confirmed: boolean): Promise<boolean> {
     const token = code.trim();
     const timestamp = this.clock.now().getTime();
-    const totp = new TOTP({ secret: Secret.fromBase32(this.encryption.open(sealed)), digits: DIGITS, period: PERIOD, algorithm: 'SHA1' });
+    const totp = new TOTP({ secret: Secret.fromBase32(this.openSecret(sealed)), digits: DIGITS, period: PERIOD, algorithm: 'SHA1' });
     const delta = totp.validate({ token, timestamp, window: DRIFT_STEPS });
     if (delta === null) return false;
     const step = totp.counter({ timestamp }) + delta;
-    return this.factors.acceptStep(storeId, userId, sealed, step, confirmed, this.clock.now());
+    const accepted = await this.factors.acceptStep(storeId, userId, sealed, step, confirmed, this.clock.now());
+    if (accepted && this.encryption.stale(sealed)) await this.factors.reseal(storeId, userId, sealed, this.encryption.seal(this.encryption.open(sealed)));
+    return accepted;
+  }
+
+  // The app's secret, or 503 when the configured secrets do not open it (KEY_ENCRYPTION_SECRET
+  // changed without KEY_ENCRYPTION_SECRET_PREVIOUS): the operator's fault, not a wrong code.
+  private openSecret(sealed: string): string {
+    try {
+      return this.encryption.open(sealed);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      this.logger.error({ problems: error.problems }, 'an authenticator-app secret cannot be opened: restore KEY_ENCRYPTION_SECRET, or set the one it replaced as KEY_ENCRYPTION_SECRET_PREVIOUS');
+      throw new AppError('TotpSecretUnreadable', 'authenticator apps cannot be checked now; the operator has been told: try again later');
+    }
   }
 
   private async newRecoveryCodes(storeId: string, userId: string, tx: Tx): Promise<string[]> {
     const codes = Array.from({ length: RECOVERY_CODES }, () => recoveryCode());
-    const rows = codes.map((c) => ({ id: randomUUID(), codeHash: this.hashRecoveryCode(storeId, userId, c) }));
+    const rows = codes.map((c) => ({ id: randomUUID(), codeHash: this.recoveryCodeHashes(storeId, userId, c)[0] }));
     await this.factors.replaceRecoveryCodes(storeId, userId, rows, this.clock.now(), tx);
     return codes;
   }
 
-  // Bound to the store and the user; dashes, spaces and case do not matter.
-  private hashRecoveryCode(storeId: string, userId: string, code: string): string {
+  // Bound to the store and the user; dashes, spaces and case do not matter. The current secret's
+  // hash first (new codes are stored with it), then the previous one's during a rotation.
+  private recoveryCodeHashes(storeId: string, userId: string, code: string): string[] {
     const normalized = code.replace(/[\s-]/g, '').toLowerCase();
-    return createHmac('sha256', this.pepper).update(`${storeId}\n${userId}\n${normalized}`).digest('hex');
+    return this.peppers.map((pepper) => createHmac('sha256', pepper).update(`${storeId}\n${userId}\n${normalized}`).digest('hex'));
   }
 
   private totp(secret: Secret, store: Tenant, session: SessionData): TOTP {

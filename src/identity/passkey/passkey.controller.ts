@@ -6,11 +6,13 @@ import { Authenticated, Public, USER_ONLY } from '../../kernel/policy.js';
 import { auditContextOf } from '../../kernel/audit.js';
 import { Ctx, type ContextRequest, type RequestContext } from '../../kernel/request-context.js';
 import { LoginResponse } from '../auth/index.js';
+import { SecondFactorAnswer, SecondFactorDoneResponse } from '../token/second-factor.js';
 import { TokenCookies } from '../token/token-cookies.js';
 import {
   PasskeyAnswer,
   PasskeyCreationOptions,
   PasskeyDeletedResponse,
+  PasskeyEnrolledAnswer,
   PasskeyIdParam,
   PasskeyListResponse,
   PasskeyLoginInput,
@@ -29,6 +31,7 @@ export class PasskeyController {
   constructor(
     private readonly passkeys: PasskeyService,
     private readonly cookies: TokenCookies,
+    private readonly secondFactorAnswer: SecondFactorAnswer,
   ) {}
 
   // Open to a user who must still enrol an app factor: this is how they enrol one.
@@ -45,12 +48,15 @@ export class PasskeyController {
   @Post('register/verify')
   @Authenticated({ principals: USER_ONLY, permission: null, mfaEnrollment: true })
   @HttpCode(HttpStatus.CREATED)
-  @ApiOperation({ summary: 'Finish enrolling: the authenticator\'s answer is verified and the passkey stored.' })
-  @ApiResult(PasskeyAnswer)
+  @ApiOperation({
+    summary:
+      'Finish enrolling: the authenticator\'s answer is verified and the passkey stored. Your first second factor (no authenticator app either) ends your other sessions (they began without one). When your role required this enrolment, `session` completes the sign-in with fresh tokens.',
+  })
+  @ApiResult(PasskeyEnrolledAnswer)
   @ApiFailures(400, 404) // PasskeyVerificationFailed, PasskeyChallengeExpired; WebAuthnNotConfigured
-  async registerVerify(@Ctx() ctx: RequestContext, @Body() input: PasskeyRegisterInput) {
-    const passkey = await this.passkeys.register(ctx.session!, input, auditContextOf(ctx));
-    return { status: 'OK', passkey: toPasskeyResponse(passkey) };
+  async registerVerify(@Ctx() ctx: RequestContext, @Body() input: PasskeyRegisterInput, @Res({ passthrough: true }) res: Response) {
+    const { passkey, session } = await this.passkeys.register(ctx.session!, input, auditContextOf(ctx));
+    return { status: 'OK', passkey: toPasskeyResponse(passkey), ...(session && { session: await this.secondFactorAnswer.send(ctx.store!, session, res) }) };
   }
 
   @Get()
@@ -81,6 +87,28 @@ export class PasskeyController {
   async delete(@Ctx() ctx: RequestContext, @Param() params: PasskeyIdParam) {
     await this.passkeys.delete(ctx.session!, params.id, auditContextOf(ctx));
     return { status: 'OK', id: params.id };
+  }
+
+  // A pending sign-in's passkey factor (the login answered `sessionNeedsPasskey2FA`).
+  @Post('2fa/options')
+  @Authenticated({ principals: USER_ONLY, permission: null, during2FA: true })
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'Start the pending sign-in\'s passkey factor: the request options for `navigator.credentials.get()`, naming your passkeys. Its challenge serves once, for 5 minutes.' })
+  @ApiResult(PasskeyRequestOptions)
+  @ApiFailures(404, 409) // WebAuthnNotConfigured; SecondFactorNotPending
+  secondFactorOptions(@Ctx() ctx: RequestContext) {
+    return this.passkeys.secondFactorOptions(ctx.session!);
+  }
+
+  @Post('2fa/verify')
+  @Authenticated({ principals: USER_ONLY, permission: null, during2FA: true })
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'Complete the pending sign-in with one of your passkeys: the session with fresh tokens (those of the pending sign-in finish it only), as every completed second factor answers.' })
+  @ApiResult(SecondFactorDoneResponse)
+  @ApiFailures(400, 404, 409) // PasskeyVerificationFailed, PasskeyChallengeExpired; PasskeyNotFound, WebAuthnNotConfigured; SecondFactorNotPending
+  async secondFactor(@Ctx() ctx: RequestContext, @Body() input: PasskeyLoginInput, @Res({ passthrough: true }) res: Response) {
+    const session = await this.passkeys.secondFactor(ctx.session!, input, auditContextOf(ctx));
+    return this.secondFactorAnswer.send(ctx.store!, session, res);
   }
 
   @Post('login/options')

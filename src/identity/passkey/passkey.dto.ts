@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
+import { SecondFactorDoneResponse } from '../token/second-factor.js';
 import type { PasskeyEntity } from './passkey.entity.js';
 
 // What the browser's `PublicKeyCredential.toJSON()` gives (or @simplewebauthn/browser's
@@ -81,6 +82,11 @@ export class PasskeyResponse {
 export class PasskeyAnswer {
   @ApiProperty({ enum: ['OK'] }) status: 'OK';
   @ApiProperty({ type: PasskeyResponse }) passkey: PasskeyResponse;
+}
+
+export class PasskeyEnrolledAnswer extends PasskeyAnswer {
+  @ApiPropertyOptional({ type: SecondFactorDoneResponse, description: 'Present when your role required this enrolment (`mfaEnrollmentNeeded`): the sign-in, now complete, with fresh tokens (the earlier ones served only to enrol).' })
+  session?: SecondFactorDoneResponse;
 }
 
 export class PasskeyListResponse {

@@ -44,7 +44,8 @@ export class PasskeyEntity {
   lastUsedAt: Date | null;
 }
 
-export type ChallengePurpose = 'register' | 'login';
+// `2fa`: a pending sign-in's passkey factor (bound to its user, as a registration's is).
+export type ChallengePurpose = 'register' | 'login' | '2fa';
 
 // A ceremony's challenge, kept server-side so any replica can finish it; deleted when used.
 @Entity('passkey_challenges')
@@ -55,7 +56,7 @@ export class PasskeyChallengeEntity {
   @Column({ type: 'uuid' })
   storeId: string;
 
-  // Registration only: the user enrolling.
+  // Registration and second factors: the user the ceremony is for.
   @Column({ type: 'uuid', nullable: true })
   userId: string | null;
 

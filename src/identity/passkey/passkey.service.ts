@@ -9,6 +9,7 @@ import {
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { decodeClientDataJSON, isoBase64URL } from '@simplewebauthn/server/helpers';
+import type { AuthMethod } from '../../kernel/assurance.js';
 import { AppError } from '../../kernel/errors.js';
 import { AuditLog, auditActor, type AuditContext } from '../../kernel/audit.js';
 import type { SessionData, SessionMeta } from '../../kernel/principal.js';
@@ -26,6 +27,12 @@ import type { ChallengePurpose, PasskeyEntity } from './passkey.entity.js';
 import { PasskeyRepository } from './passkey.repository.js';
 
 export const CHALLENGE_TTL_MS = 5 * 60_000;
+
+// A synced passkey (backed up) lives in software across devices; one bound to its device, in its
+// hardware (RFC 8176 `swk`, `hwk`).
+function passkeyMethod(backedUp: boolean): AuthMethod {
+  return backedUp ? 'swk' : 'hwk';
+}
 
 // Passkeys (WebAuthn) through @simplewebauthn/server: enrolment by a logged-in user, and
 // sign-in without a password with a discoverable credential. A passkey verified with user
@@ -68,8 +75,15 @@ export class PasskeyService {
     return options;
   }
 
-  async register(caller: SessionData, input: PasskeyRegisterInput, context: AuditContext = {}): Promise<PasskeyEntity> {
+  // A user's first second factor (no authenticator app either) makes its password, code and
+  // provider sign-ins ask for one: its other sessions, begun without, end. The enrolment proved
+  // the passkey, so this sign-in counts it; `session` is it as it is now when it was waiting for
+  // this enrolment (mfaRequiredForRoles): its earlier tokens said so, and it needs fresh ones.
+  async register(caller: SessionData, input: PasskeyRegisterInput, context: AuditContext = {}): Promise<{ passkey: PasskeyEntity; session?: SessionData }> {
     const rp = this.rp();
+    const user = await this.users.findById(caller.storeId, caller.userId);
+    if (!user) throw new AppError('Unauthorized');
+    const firstFactor = !user.totpEnabled && !user.hasPasskey;
     const response = input.response as unknown as RegistrationResponseJSON;
     const challenge = await this.takeChallenge(caller.storeId, response, 'register');
     if (challenge.userId !== caller.userId) throw new AppError('PasskeyChallengeExpired', 'this challenge was given to another user');
@@ -108,8 +122,10 @@ export class PasskeyService {
       return row;
     });
     // Cached sessions recompute whether an app factor must still be enrolled.
-    await this.sessions.forgetCached(caller.storeId, caller.userId);
-    return passkey;
+    if (firstFactor) await this.sessions.end(caller.storeId, { userId: caller.userId, exceptId: caller.sessionId });
+    else await this.sessions.forgetCached(caller.storeId, caller.userId);
+    const updated = await this.sessions.completeSecondFactor(caller.storeId, caller.sessionId, 'passkey', passkeyMethod(info.credentialBackedUp));
+    return { passkey, ...(caller.mfaEnrollmentNeeded && updated && { session: updated }) };
   }
 
   list(caller: SessionData): Promise<PasskeyEntity[]> {
@@ -184,7 +200,75 @@ export class PasskeyService {
     // After the signature: only a genuine assertion with a stale counter is a clone's sign.
     this.assertCounterMoves(passkey, info.newCounter);
     await this.passkeys.markUsed(store.id, passkey.id, { counter: info.newCounter, backedUp: info.credentialBackedUp, lastUsedAt: this.clock.now() });
-    return this.auth.loginVerified(store, user, meta, { multiFactor: true });
+    // User verification (a PIN or biometric) with the key held: two factors in one.
+    return this.auth.loginVerified(store, user, meta, { amr: [passkeyMethod(info.credentialBackedUp), 'mfa'], multiFactor: true });
+  }
+
+  // The pending sign-in's passkey factor (a password, code or provider proved the user first):
+  // request options naming the user's own passkeys. User verification is preferred, not
+  // required: holding the key is the second factor here.
+  async secondFactorOptions(session: SessionData) {
+    const rp = this.rp();
+    this.pendingPasskey(session);
+    const passkeys = await this.passkeys.listForUser(session.storeId, session.userId);
+    const options = await generateAuthenticationOptions({
+      rpID: rp.rpId,
+      allowCredentials: passkeys.map((p) => ({ id: p.credentialId, transports: p.transports as never })),
+      userVerification: 'preferred',
+      timeout: CHALLENGE_TTL_MS,
+    });
+    await this.saveChallenge(session.storeId, options.challenge, '2fa', session.userId);
+    return options;
+  }
+
+  // Completes the pending sign-in with one of the user's passkeys: the session as it is now.
+  // A refused answer is recorded (user.2fa.failed).
+  async secondFactor(session: SessionData, input: PasskeyLoginInput, context: AuditContext = {}): Promise<SessionData> {
+    const rp = this.rp();
+    const { storeId, userId, sessionId } = this.pendingPasskey(session);
+    const response = input.response as unknown as AuthenticationResponseJSON;
+    let passkey: PasskeyEntity | null;
+    let info;
+    try {
+      const challenge = await this.takeChallenge(storeId, response, '2fa');
+      if (challenge.userId !== userId) throw new AppError('PasskeyChallengeExpired', 'this challenge was given to another user');
+      passkey = await this.passkeys.findByCredentialId(storeId, response.id);
+      if (!passkey || passkey.userId !== userId) throw new AppError('PasskeyNotFound', 'not one of your passkeys');
+      try {
+        const result = await verifyAuthenticationResponse({
+          response,
+          expectedChallenge: challenge.challenge,
+          expectedOrigin: rp.origins,
+          expectedRPID: rp.rpId,
+          credential: { id: passkey.credentialId, publicKey: new Uint8Array(passkey.publicKey), counter: 0, transports: passkey.transports as never },
+          requireUserVerification: false,
+        });
+        if (!result.verified) throw new Error('not verified');
+        info = result.authenticationInfo;
+      } catch (error) {
+        throw new AppError('PasskeyVerificationFailed', (error as Error).message);
+      }
+      this.assertCounterMoves(passkey, info.newCounter);
+    } catch (error) {
+      const reason = error instanceof AppError ? (error.errCode === 'PasskeyVerificationFailed' ? 'wrong_passkey' : error.errCode === 'PasskeyNotFound' ? 'unknown_passkey' : 'challenge_expired') : 'error';
+      void this.audit.record({ storeId, action: 'user.2fa.failed', outcome: 'failure', reason, actor: auditActor(session), target: { type: 'session', id: sessionId }, details: { factor: 'passkey' } }, { ...context, sessionId });
+      throw error;
+    }
+    await this.passkeys.markUsed(storeId, passkey.id, { counter: info.newCounter, backedUp: info.credentialBackedUp, lastUsedAt: this.clock.now() });
+    const updated = await this.sessions.completeSecondFactor(storeId, sessionId, 'passkey', passkeyMethod(info.credentialBackedUp), (tx) =>
+      this.audit.record(
+        { storeId, action: 'user.2fa.passed', outcome: 'success', actor: auditActor(session), target: { type: 'session', id: sessionId }, details: { factor: 'passkey', passkeyId: passkey.id } },
+        { ...context, sessionId },
+        tx,
+      ),
+    );
+    if (!updated) throw new AppError('Unauthorized', 'the session has ended');
+    return updated;
+  }
+
+  private pendingPasskey(session: SessionData): SessionData {
+    if (!session.sessionNeedsPasskey2FA) throw new AppError('SecondFactorNotPending', 'this session has no pending passkey factor');
+    return session;
   }
 
   toLoginResponse(result: LoginResult) {

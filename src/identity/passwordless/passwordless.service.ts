@@ -138,7 +138,7 @@ export class PasswordlessService implements OnModuleInit {
       const user = await this.userOf(store, spentAddress, spent, settings, origin, context);
       userId = user.id;
       const verified = await this.markVerified(store, spentAddress, user);
-      const result = await this.auth.loginVerified(store, verified, meta, { method: 'passwordless', context });
+      const result = await this.auth.loginVerified(store, verified, meta, { amr: [channel === 'sms' ? 'sms' : 'email'], method: 'passwordless', context });
       await this.limits.reset('passwordlessPerAddress', this.addressKey(store, spentAddress));
       return result;
     } catch (error) {

@@ -20,7 +20,8 @@ export class SessionResponse {
   @ApiPropertyOptional({ description: 'The JWT to send as `Authorization: Bearer`; absent when the caller used an API key.' }) accessToken?: string;
   @ApiPropertyOptional({ enum: [true], description: 'Present while an email second factor is pending.' }) sessionNeedsEmail2FA?: boolean;
   @ApiPropertyOptional({ enum: [true], description: 'Present while a mobile second factor is pending.' }) sessionNeedsMobile2FA?: boolean;
-  @ApiPropertyOptional({ enum: [true], description: 'Present while the authenticator-app factor is pending: `POST /auth-api/mfa/totp/verify` or `/auth-api/mfa/recovery` completes it.' }) sessionNeedsTotp2FA?: boolean;
+  @ApiPropertyOptional({ enum: [true], description: 'Present while the authenticator-app factor is pending: `POST /auth-api/mfa/totp/verify` or `/auth-api/mfa/recovery` completes it (or a passkey, when `sessionNeedsPasskey2FA` is present too).' }) sessionNeedsTotp2FA?: boolean;
+  @ApiPropertyOptional({ enum: [true], description: 'Present while a passkey of the user may complete the pending sign-in: `POST /auth-api/passkeys/2fa/options`, then `/auth-api/passkeys/2fa/verify`. With `sessionNeedsTotp2FA` too, either factor completes it.' }) sessionNeedsPasskey2FA?: boolean;
   @ApiPropertyOptional({ enum: [true], description: 'Present while the user\'s role requires an app factor (`mfaRequiredForRoles`) it has not enrolled: only the enrolment routes answer.' }) mfaEnrollmentNeeded?: boolean;
 }
 
@@ -45,6 +46,7 @@ export function toSessionResponse(session: SessionData, view: SessionView, acces
     ...(session.sessionNeedsEmail2FA && { sessionNeedsEmail2FA: true }),
     ...(session.sessionNeedsMobile2FA && { sessionNeedsMobile2FA: true }),
     ...(session.sessionNeedsTotp2FA && { sessionNeedsTotp2FA: true }),
+    ...(session.sessionNeedsPasskey2FA && { sessionNeedsPasskey2FA: true }),
     ...(session.mfaEnrollmentNeeded && { mfaEnrollmentNeeded: true }),
   };
 }

@@ -41,4 +41,15 @@ export class SessionEntity {
 
   @Column({ type: 'boolean', default: false })
   needsTotp2FA: boolean;
+
+  @Column({ type: 'boolean', default: false })
+  needsPasskey2FA: boolean;
+
+  // The methods the sign-in proved (kernel/assurance.ts), in the order proved.
+  @Column({ type: 'text', array: true, default: () => "'{}'" })
+  amr: string[];
+
+  // When its last factor was proved; null in sessions begun before this was kept.
+  @Column({ type: 'timestamptz', nullable: true })
+  authTime: Date | null;
 }

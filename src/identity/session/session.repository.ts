@@ -5,6 +5,8 @@ import type { PageRequest } from '../../kernel/paging.js';
 import { managerOf, type Tx } from '../../platform/database/transactions.js';
 import { SessionEntity } from './session.entity.js';
 
+export type SessionFactorFlag = 'needsEmail2FA' | 'needsMobile2FA' | 'needsTotp2FA' | 'needsPasskey2FA';
+
 // Tenant-level: store id first.
 @Injectable()
 export class SessionRepository {
@@ -21,16 +23,16 @@ export class SessionRepository {
   // user agent, read by the same statement (whose reads do not see the row it inserts).
   async insert(
     storeId: string,
-    session: Omit<SessionEntity, 'storeId' | 'lastSeenAt'>,
+    session: Omit<SessionEntity, 'storeId' | 'lastSeenAt' | 'authTime'>,
     tx?: Tx,
     askKnownDevice = false,
   ): Promise<{ row: SessionEntity; knownDevice: boolean }> {
-    const row = Object.assign(new SessionEntity(), session, { storeId, lastSeenAt: null });
+    const row = Object.assign(new SessionEntity(), session, { storeId, lastSeenAt: null, authTime: session.createdAt });
     const returned: { known: boolean }[] = await managerOf(this.dataSource, tx).query(
-      `INSERT INTO "sessions" ("id", "storeId", "userId", "createdAt", "expiresAt", "ip", "userAgent", "ssoUserId", "needsEmail2FA", "needsMobile2FA", "needsTotp2FA")
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)` +
+      `INSERT INTO "sessions" ("id", "storeId", "userId", "createdAt", "expiresAt", "ip", "userAgent", "ssoUserId", "needsEmail2FA", "needsMobile2FA", "needsTotp2FA", "needsPasskey2FA", "amr", "authTime")
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $4)` +
         (askKnownDevice ? ' RETURNING EXISTS (SELECT 1 FROM "sessions" WHERE "storeId" = $2 AND "userId" = $3 AND "userAgent" = $7) AS "known"' : ''),
-      [row.id, storeId, row.userId, row.createdAt, row.expiresAt, row.ip, row.userAgent, row.ssoUserId, row.needsEmail2FA, row.needsMobile2FA, row.needsTotp2FA],
+      [row.id, storeId, row.userId, row.createdAt, row.expiresAt, row.ip, row.userAgent, row.ssoUserId, row.needsEmail2FA, row.needsMobile2FA, row.needsTotp2FA, row.needsPasskey2FA, row.amr],
     );
     return { row, knownDevice: askKnownDevice && returned[0].known };
   }
@@ -74,10 +76,16 @@ export class SessionRepository {
     );
   }
 
-  // Whether the session was there.
-  async clearFactor(storeId: string, id: string, flag: 'needsEmail2FA' | 'needsMobile2FA' | 'needsTotp2FA', tx?: Tx): Promise<boolean> {
-    const result = await this.repo(tx).update({ storeId, id }, { [flag]: false });
-    return (result.affected ?? 0) > 0;
+  // A factor proved: its pending flags cleared, its method added to `amr` (once; in the same
+  // statement, so two factors proved at once both count) and the time of the sign-in's last
+  // proof moved to `now`. Whether the session was there.
+  async completeFactor(storeId: string, id: string, flags: readonly SessionFactorFlag[], method: string, now: Date, tx?: Tx): Promise<boolean> {
+    const cleared = flags.map((f) => `"${f}" = false`).join(', ');
+    const [, affected]: [unknown, number] = await managerOf(this.dataSource, tx).query(
+      `UPDATE "sessions" SET ${cleared}, "amr" = CASE WHEN $3 = ANY("amr") THEN "amr" ELSE array_append("amr", $3) END, "authTime" = $4 WHERE "storeId" = $1 AND "id" = $2`,
+      [storeId, id, method, now],
+    );
+    return affected > 0;
   }
 
   async deleteExpired(storeId: string, userId: string, now: Date): Promise<void> {

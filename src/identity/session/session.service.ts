@@ -9,11 +9,21 @@ import type { UserEntity } from '../user/index.js';
 import { UserService } from '../user/user.service.js';
 import { SessionCache } from './session-cache.js';
 import type { SessionEntity } from './session.entity.js';
-import { SessionRepository } from './session.repository.js';
+import { SessionRepository, type SessionFactorFlag } from './session.repository.js';
 import { toSessionResponse } from './session.dto.js';
 import type { PendingFactors, SessionData, SessionMeta } from '../../kernel/principal.js';
+import { amrOf, type AuthMethod } from '../../kernel/assurance.js';
 
-const FACTOR_FLAGS = { email: 'needsEmail2FA', mobile: 'needsMobile2FA', totp: 'needsTotp2FA' } as const;
+// The flags each factor clears: the authenticator app and a passkey stand for each other (either
+// completes a sign-in that asked for the user's app factor).
+const FACTOR_FLAGS: Record<SecondFactor, readonly SessionFactorFlag[]> = {
+  email: ['needsEmail2FA'],
+  mobile: ['needsMobile2FA'],
+  totp: ['needsTotp2FA', 'needsPasskey2FA'],
+  passkey: ['needsTotp2FA', 'needsPasskey2FA'],
+};
+
+export type SecondFactor = 'email' | 'mobile' | 'totp' | 'passkey';
 
 // How often a session's last use is written, at most.
 const SEEN_EVERY_MS = 60_000;
@@ -37,13 +47,15 @@ export class SessionService implements OnModuleDestroy {
     private readonly transactions: Transactions,
   ) {}
 
+  // `amr`: the methods the sign-in proved (kernel/assurance.ts).
   // `inTx`: written with the session, in its transaction (the sign-in's audit entry); it is told
   // whether the sign-in comes from a new device: none of the user's live sessions has its user
   // agent (a sign-in without a user agent is never called new).
   async create(
     user: UserEntity,
     meta: SessionMeta,
-    pending: PendingFactors = { email2FA: false, mobile2FA: false },
+    pending: PendingFactors,
+    amr: readonly AuthMethod[],
     inTx?: (session: { id: string; newDevice: boolean }, tx: Tx) => Promise<unknown>,
   ): Promise<SessionData> {
     const now = this.clock.now();
@@ -60,6 +72,8 @@ export class SessionService implements OnModuleDestroy {
       needsEmail2FA: pending.email2FA,
       needsMobile2FA: pending.mobile2FA,
       needsTotp2FA: pending.totp2FA ?? false,
+      needsPasskey2FA: pending.passkey2FA ?? false,
+      amr: [...amr],
     };
     const row = inTx
       ? await this.transactions.run(async (tx) => {
@@ -153,16 +167,18 @@ export class SessionService implements OnModuleDestroy {
     return ids.length;
   }
 
-  // A second factor completed: the row first, then every cached copy, so each replica reads
-  // the cleared flag. The session as it is now, or undefined when it has ended meanwhile.
-  // `inTx`: written with the change, in its transaction (the factor's audit entry).
-  async completeSecondFactor(storeId: string, sessionId: string, factor: 'email' | 'mobile' | 'totp', inTx?: (tx: Tx) => Promise<unknown>): Promise<SessionData | undefined> {
+  // A second factor proved (`method`, the amr it adds): the row first, then every cached copy,
+  // so each replica reads the cleared flags. The session as it is now, or undefined when it has
+  // ended meanwhile. `inTx`: written with the change, in its transaction (the factor's audit
+  // entry).
+  async completeSecondFactor(storeId: string, sessionId: string, factor: SecondFactor, method: AuthMethod, inTx?: (tx: Tx) => Promise<unknown>): Promise<SessionData | undefined> {
+    const now = this.clock.now();
     if (inTx) {
       await this.transactions.run(async (tx) => {
-        if (await this.sessions.clearFactor(storeId, sessionId, FACTOR_FLAGS[factor], tx)) await inTx(tx);
+        if (await this.sessions.completeFactor(storeId, sessionId, FACTOR_FLAGS[factor], method, now, tx)) await inTx(tx);
       });
     } else {
-      await this.sessions.clearFactor(storeId, sessionId, FACTOR_FLAGS[factor]);
+      await this.sessions.completeFactor(storeId, sessionId, FACTOR_FLAGS[factor], method, now);
     }
     await this.cache.delete([sessionId]);
     return this.get(storeId, sessionId);
@@ -182,7 +198,9 @@ export class SessionService implements OnModuleDestroy {
   // A role of `mfaRequiredForRoles` without an app factor (TOTP or passkey).
   private mustEnrol(user: UserEntity): boolean {
     const required = this.config.settings.mfaRequiredForRoles;
-    return required.length > 0 && !user.totpEnabled && !user.hasPasskey && user.roles.some((r) => required.includes(r));
+    // A passkey counts only while passkeys are on: otherwise it cannot be used.
+    const passkey = user.hasPasskey && !!this.config.settings.webauthn;
+    return required.length > 0 && !user.totpEnabled && !passkey && user.roles.some((r) => required.includes(r));
   }
 
   private async remember(row: SessionEntity, user: UserEntity): Promise<SessionData> {
@@ -199,7 +217,10 @@ export class SessionService implements OnModuleDestroy {
       ...(row.needsEmail2FA && { sessionNeedsEmail2FA: true }),
       ...(row.needsMobile2FA && { sessionNeedsMobile2FA: true }),
       ...(row.needsTotp2FA && { sessionNeedsTotp2FA: true }),
+      ...(row.needsPasskey2FA && { sessionNeedsPasskey2FA: true }),
       ...(this.mustEnrol(user) && { mfaEnrollmentNeeded: true }),
+      amr: amrOf(row.amr ?? []),
+      ...(row.authTime && { authTime: row.authTime.toISOString() }),
     };
     await this.cache.set(data.sessionId, data, row.expiresAt.getTime() - this.clock.now().getTime());
     return data;

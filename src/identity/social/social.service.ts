@@ -119,7 +119,7 @@ export class SocialService {
     const identity = await this.repo.findIdentity(store.id, payload.provider, payload.profile.providerUserId);
     const user = identity && (await this.users.findById(store.id, identity.userId));
     if (user) {
-      const login = await this.auth.loginVerified(store, user, { ...meta, ssoUserId: payload.ssoUserId, lifetimeMs: payload.lifetimeMs });
+      const login = await this.auth.loginVerified(store, user, { ...meta, ssoUserId: payload.ssoUserId, lifetimeMs: payload.lifetimeMs }, { amr: ['fed'] });
       return { type: 'login', login, ...(payload.ssoTime !== undefined && { ssoTime: payload.ssoTime }) };
     }
     // Never linked by email: the person registers (an existing email is refused there) and the

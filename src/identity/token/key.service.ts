@@ -1,6 +1,6 @@
 import { createPrivateKey, createPublicKey, generateKeyPair, randomUUID, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { Clock, DAY_MS } from '../../platform/clock/clock.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { Transactions } from '../../platform/database/transactions.js';
@@ -35,7 +35,8 @@ function verificationKey(row: Pick<SigningKeyEntity, 'id' | 'publicKey' | 'verif
 // Signing keys live in the database, shared by every replica. A key signs for
 // `keyRefreshPeriodInDays`, then verifies what it signed for one more token lifetime.
 @Injectable()
-export class KeyService {
+export class KeyService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('KeyService');
   private readonly encryption: KeyEncryption;
   private signing?: SigningKey;
   private pending?: Promise<SigningKey>;
@@ -47,7 +48,19 @@ export class KeyService {
     private readonly clock: Clock,
     private readonly config: AppConfig,
   ) {
-    this.encryption = new KeyEncryption(config.env.KEY_ENCRYPTION_SECRET);
+    this.encryption = new KeyEncryption(config.env.KEY_ENCRYPTION_SECRET, undefined, config.env.KEY_ENCRYPTION_SECRET_PREVIOUS);
+  }
+
+  // During a KEY_ENCRYPTION_SECRET rotation, the keys the previous secret sealed are sealed again
+  // under the current one (a conditional update: replicas starting together each do it once).
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.encryption.rotating) return;
+    let resealed = 0;
+    for (const row of await this.keys.verifyingAt(this.clock.now())) {
+      if (!this.encryption.stale(row.privateKey)) continue;
+      if (await this.keys.reseal(row.id, row.privateKey, this.encryption.seal(this.encryption.open(row.privateKey)))) resealed++;
+    }
+    if (resealed) this.logger.log({ resealed }, 'signing keys sealed again under the current KEY_ENCRYPTION_SECRET');
   }
 
   async signingKey(): Promise<SigningKey> {

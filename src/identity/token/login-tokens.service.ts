@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { Clock, DAY_MS } from '../../platform/clock/clock.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { AuditLog, type AuditContext } from '../../kernel/audit.js';
@@ -10,7 +10,8 @@ import type { Tenant } from '../../kernel/tenant.js';
 import { SessionService } from '../session/session.service.js';
 import type { RefreshTokenEntity } from './refresh-token.entity.js';
 import { RefreshTokenRepository } from './refresh-token.repository.js';
-import { TokenService } from './token.service.js';
+import { TokenService, type TokenClaims, type TokenUse } from './token.service.js';
+import { acrOf } from '../../kernel/assurance.js';
 
 // What a login (or a refresh) hands the client.
 export interface LoginTokens {
@@ -34,6 +35,7 @@ const MAX_REFRESH_TOKEN_LENGTH = 200;
 // minutes and a refresh token, rotated at every use, gets the next pair while the session lives.
 @Injectable()
 export class LoginTokenService {
+  private readonly logger = new Logger('LoginTokenService');
   // KEY_ENCRYPTION_SECRET, when set, takes part in sealing successors: the table and a spent
   // token together then do not give the live one either.
   private readonly pepper: string;
@@ -63,20 +65,20 @@ export class LoginTokenService {
     };
   }
 
-  // A new session's tokens: access, bucket and (when on) refresh.
+  // A new session's tokens: access, bucket and (when on) refresh. While the sign-in is pending
+  // each says so (`acr: pending`).
   async forNewSession(session: SessionData): Promise<LoginTokens> {
     const sessionExpiresAt = new Date(session.expiresAt);
-    const claims = { sessionId: session.sessionId, userId: session.userId, storeId: session.storeId };
-    const [pair, userBucketToken] = await Promise.all([this.newPair(session), this.tokens.issue({ ...claims, use: 'bucket' }, sessionExpiresAt)]);
+    const [pair, userBucketToken] = await Promise.all([this.newPair(session), this.tokens.issue(claimsOf(session, 'bucket'), sessionExpiresAt)]);
     return { ...pair, userBucketToken };
   }
 
-  // A second factor completed: with refresh tokens on, a fresh pair (the session's unspent
-  // refresh tokens are dropped); otherwise nothing changes and undefined is answered.
-  async afterSecondFactor(session: SessionData): Promise<LoginTokens | undefined> {
-    if (!this.refreshTokensOn) return undefined;
-    await this.refreshTokens.deleteUnspent(session.storeId, session.sessionId);
-    return this.newPair(session);
+  // A second factor completed: fresh tokens that say what the sign-in proved now (those issued
+  // before said `pending`); with refresh tokens on, a fresh pair (the session's unspent refresh
+  // tokens are dropped).
+  async afterSecondFactor(session: SessionData): Promise<LoginTokens> {
+    if (this.refreshTokensOn) await this.refreshTokens.deleteUnspent(session.storeId, session.sessionId);
+    return this.forNewSession(session);
   }
 
   // Rotation: the refresh token is spent and the next pair answered. Within the grace window a
@@ -88,12 +90,13 @@ export class LoginTokenService {
     // The session the token names; a token of a previous build names none, and its row says.
     const sessionId = usable ? (sessionNamedBy(token) ?? (await this.refreshTokens.findByHash(store.id, tokenHash!))?.sessionId) : undefined;
     // The address's limit, the session's and the session itself are asked together: with Redis
-    // they go out in one write (one round trip). Every call takes a point of its address, a call
-    // naming a session one of that session too, before anything is spent: a refused call spends
-    // nothing.
+    // they go out in one write (one round trip). Every call takes a point of its address. The
+    // session's limit is only read here: a point of it is taken once the token proved itself by
+    // being spent, so made-up tokens naming someone's session (its id is in every access token)
+    // count against their sender's address only, never against that session.
     const [, , session] = await Promise.all([
       this.limits.consume('refreshPerIp', ip ?? 'unknown'),
-      sessionId && this.limits.consume('refreshPerSession', sessionId),
+      sessionId && this.limits.assertOpen('refreshPerSession', sessionId),
       sessionId ? this.sessions.get(store.id, sessionId) : undefined,
     ]);
     if (!token || !sessionId || !session) throw invalid();
@@ -111,13 +114,11 @@ export class LoginTokenService {
       now,
       new Date(now.getTime() - REMEMBER_SPENT_MS),
     );
-    if (spent) return { session, tokens: await signing };
-    if (!row || row.sessionId !== sessionId || row.userId !== session.userId || row.expiresAt <= now) {
-      // Not this session's token: its point goes back, so a made-up token naming someone's session
-      // does not use up that session's refreshes.
-      await this.limits.release('refreshPerSession', sessionId);
-      throw invalid();
+    if (spent) {
+      this.chargeSession(sessionId);
+      return { session, tokens: await signing };
     }
+    if (!row || row.sessionId !== sessionId || row.userId !== session.userId || row.expiresAt <= now) throw invalid();
     // Unspent, yet not spent by this call: another request (on any replica) spent it a moment ago.
     const spentRow = row.spentAt ? row : await this.refreshTokens.findById(store.id, row.id);
     if (!spentRow?.spentAt) throw invalid();
@@ -125,7 +126,10 @@ export class LoginTokenService {
     if (graceMs > 0 && spentRow.successorId && now.getTime() - spentRow.spentAt.getTime() <= graceMs) {
       const next = await this.refreshTokens.findById(store.id, spentRow.successorId);
       const nextToken = next && this.successorOf(spentRow, token);
-      if (next && nextToken && sha256(nextToken) === next.tokenHash) return { session, tokens: await this.pair(session, next.id, next.createdAt, nextToken) };
+      if (next && nextToken && sha256(nextToken) === next.tokenHash) {
+        this.chargeSession(sessionId);
+        return { session, tokens: await this.pair(session, next.id, next.createdAt, nextToken) };
+      }
     }
     // The session's end and its entry in one transaction.
     await this.sessions.end(store.id, { id: sessionId }, (_count, tx) =>
@@ -144,6 +148,13 @@ export class LoginTokenService {
       ),
     );
     throw new AppError('RefreshTokenReused', 'this refresh token was already used: the session has ended, log in again');
+  }
+
+  // A refresh the session's own token made counts against the session's limit. Not awaited: the
+  // token is spent and its successor is the caller's either way (a lost count is the only cost of
+  // a Redis failure here), and the next call's read sees it.
+  private chargeSession(sessionId: string): void {
+    this.limits.penalize('refreshPerSession', sessionId).catch((err: unknown) => this.logger.warn({ err, sessionId }, 'could not count a refresh against its session\'s limit'));
   }
 
   // The live session of an unspent refresh token of the store (logout with a refresh token), or
@@ -172,7 +183,7 @@ export class LoginTokenService {
     const now = this.clock.now();
     if (!this.refreshTokensOn) {
       const expiresAt = new Date(session.expiresAt);
-      const accessToken = await this.tokens.issue({ sessionId: session.sessionId, userId: session.userId, storeId: session.storeId, use: 'access' }, expiresAt);
+      const accessToken = await this.tokens.issue(claimsOf(session, 'access'), expiresAt);
       return { accessToken, accessTokenExpiresAt: expiresAt, sessionExpiresAt: expiresAt };
     }
     const refreshToken = namedToken(session.sessionId);
@@ -201,11 +212,7 @@ export class LoginTokenService {
     // Whole seconds, as the token's `exp`.
     const expiresMs = Math.min(issuedAt.getTime() + this.config.settings.accessTokenMinutes! * 60_000, sessionExpiresAt.getTime());
     const accessTokenExpiresAt = new Date(Math.floor(expiresMs / 1000) * 1000);
-    const accessToken = await this.tokens.issue(
-      { sessionId: session.sessionId, userId: session.userId, storeId: session.storeId, use: 'access' },
-      accessTokenExpiresAt,
-      { jti, issuedAt },
-    );
+    const accessToken = await this.tokens.issue(claimsOf(session, 'access'), accessTokenExpiresAt, { jti, issuedAt });
     return { accessToken, accessTokenExpiresAt, sessionExpiresAt, refreshToken };
   }
 
@@ -257,6 +264,19 @@ function openSuccessor(spentToken: string, sealed: string, pepper: string): stri
   } catch {
     return undefined;
   }
+}
+
+// A token's claims from its session: who, and what the sign-in proved so far.
+function claimsOf(session: SessionData, use: TokenUse): TokenClaims {
+  return {
+    sessionId: session.sessionId,
+    userId: session.userId,
+    storeId: session.storeId,
+    use,
+    acr: acrOf(session),
+    amr: session.amr ?? [],
+    ...(session.authTime && { authTime: Math.floor(Date.parse(session.authTime) / 1000) }),
+  };
 }
 
 function sha256(value: string): string {

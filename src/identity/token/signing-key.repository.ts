@@ -28,6 +28,12 @@ export class SigningKeyRepository {
     return this.repo(tx).findOne({ where: { createdAt: LessThanOrEqual(now), signUntil: MoreThan(now) }, order: { createdAt: 'DESC' } });
   }
 
+  // Whether the key was still sealed as `sealed` and now is as `resealed`.
+  async reseal(id: string, sealed: string, resealed: string): Promise<boolean> {
+    const result = await this.repo().update({ id, privateKey: sealed }, { privateKey: resealed });
+    return (result.affected ?? 0) > 0;
+  }
+
   insert(key: SigningKeyEntity, tx?: Tx): Promise<SigningKeyEntity> {
     return this.repo(tx).save(key);
   }

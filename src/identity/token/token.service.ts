@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { Clock } from '../../platform/clock/clock.js';
 import { AppConfig } from '../../platform/config/app-config.js';
+import { BootChecks } from '../../platform/config/boot-checks.js';
 import { serviceUrl } from '../../platform/config/service-url.js';
 import { SigningThread } from '../../platform/crypto/signing-thread.js';
 import { AppError } from '../../kernel/errors.js';
 import { KeyService } from './key.service.js';
+import { PENDING_ACR, type Acr } from '../../kernel/assurance.js';
 
 export type TokenUse = 'access' | 'bucket';
 
@@ -15,6 +17,12 @@ export interface TokenClaims {
   userId: string;
   storeId: string;
   use: TokenUse;
+  // What the sign-in proved (kernel/assurance.ts): `acr` `pending` marks a token of an unfinished
+  // sign-in, which carries no `aud` and no `auth_time`. Absent in tokens of earlier builds.
+  acr?: Acr;
+  amr?: string[];
+  // seconds since the epoch
+  authTime?: number;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -36,20 +44,24 @@ export interface VerifiedToken {
 // the signing thread. Verification pins the algorithm, requires a known live `kid` and reads time
 // from the Clock.
 @Injectable()
-export class TokenService implements OnApplicationShutdown {
+export class TokenService implements OnApplicationShutdown, OnModuleInit {
   private readonly verified = new Map<string, VerifiedToken>();
   private readonly signer: SigningThread;
 
   // The `iss` of every token (settings tokenIssuer, else the service's public address), and the
-  // access tokens' `aud` when the settings name one.
+  // access tokens' `aud` when the settings name one. A token must carry both to be accepted here
+  // when they are configured (tokenIssuer or PUBLIC_URL; tokenAudience): another deployment
+  // signing with the same keys (one database) issues for another issuer or audience.
   readonly issuer: string;
   private readonly audience?: string | string[];
+  private readonly issuerConfigured: boolean;
 
   constructor(
     private readonly jwt: JwtService,
     private readonly keys: KeyService,
     private readonly clock: Clock,
-    config: AppConfig,
+    private readonly checks: BootChecks,
+    private readonly config: AppConfig,
   ) {
     // Two signing threads on PostgreSQL. The embedded database runs its engine on a thread of this
     // process, which a second signing thread would compete with (bench:refresh-ab: refreshes per
@@ -57,25 +69,31 @@ export class TokenService implements OnApplicationShutdown {
     this.signer = new SigningThread(config.env.DATABASE_URL ? 2 : 1);
     this.issuer = config.settings.tokenIssuer ?? `${serviceUrl(config.env)}/auth-api`;
     this.audience = config.settings.tokenAudience ?? undefined;
+    this.issuerConfigured = !!(config.settings.tokenIssuer || config.env.PUBLIC_URL);
   }
 
   // The standard claims (`iss`, `sub`, `aud`, `sid`, `jti`) beside the service's own. `jti` and
   // `issuedAt` are given when a token must come out the same again (a refresh retried within
   // its grace window): RS256 signs the same claims with the same key to the same bytes. A bucket
-  // token has no `aud`, so a verifier that checks the audience never takes it for access.
+  // token has no `aud`, so a verifier that checks the audience never takes it for access; nor has
+  // a token of an unfinished sign-in (`acr: pending`), which serves only to finish it.
   async issue(claims: TokenClaims, expiresAt: Date, opts: { jti?: string; issuedAt?: Date } = {}): Promise<string> {
     const key = await this.keys.signingKey();
     const iat = Math.floor((opts.issuedAt ?? this.clock.now()).getTime() / 1000);
+    const pending = claims.acr === PENDING_ACR;
     const payload = {
       iss: this.issuer,
       sub: claims.userId,
-      ...(claims.use === 'access' && this.audience && { aud: this.audience }),
+      ...(claims.use === 'access' && !pending && this.audience && { aud: this.audience }),
       sid: claims.sessionId,
       jti: opts.jti ?? randomUUID(),
       sessionId: claims.sessionId,
       userId: claims.userId,
       storeId: claims.storeId,
       use: claims.use,
+      ...(claims.acr && { acr: claims.acr }),
+      ...(claims.amr && { amr: claims.amr }),
+      ...(!pending && claims.authTime !== undefined && { auth_time: claims.authTime }),
       iat,
       exp: Math.floor(expiresAt.getTime() / 1000),
     };
@@ -84,6 +102,14 @@ export class TokenService implements OnApplicationShutdown {
     // it produced (same header, same claim order).
     const input = `${base64url({ alg: 'RS256', typ: 'JWT', kid: key.kid })}.${base64url(payload)}`;
     return `${input}.${await this.signer.sign(input, key.privateKeyObject)}`;
+  }
+
+  // In production the tokens' issuer and the discovery document's addresses come from PUBLIC_URL:
+  // the listening address names no host a client or verifier elsewhere reaches.
+  onModuleInit(): void {
+    if (this.config.env.NODE_ENV === 'production' && !this.config.env.PUBLIC_URL) {
+      this.checks.report(['PUBLIC_URL must be set in production: the tokens\' issuer and the discovery document (jwks_uri, introspection_endpoint) are built from it']);
+    }
   }
 
   onApplicationShutdown(): Promise<void> {
@@ -128,15 +154,37 @@ export class TokenService implements OnApplicationShutdown {
     } catch {
       throw invalidToken();
     }
-    const { sessionId, userId, storeId, use, exp, iat } = claims;
+    const { sessionId, userId, storeId, use, exp, iat, acr, amr, auth_time } = claims;
     if (![sessionId, userId, storeId].every((v) => typeof v === 'string' && UUID.test(v)) || (use !== 'access' && use !== 'bucket') || typeof exp !== 'number') {
       throw invalidToken();
     }
-    const valid: VerifiedToken = { claims: { sessionId, userId, storeId, use } as TokenClaims, kid, exp, iat: typeof iat === 'number' ? iat : 0 };
+    if (this.issuerConfigured && claims.iss !== this.issuer) throw invalidToken();
+    // A finished sign-in's access token is for this audience; an unfinished one names none.
+    if (this.audience && use === 'access' && acr !== PENDING_ACR && !audienceMatches(claims.aud, this.audience)) throw invalidToken();
+    const valid: VerifiedToken = {
+      claims: {
+        sessionId,
+        userId,
+        storeId,
+        use,
+        ...(typeof acr === 'string' && { acr: acr as Acr }),
+        ...(Array.isArray(amr) && { amr: amr.filter((m): m is string => typeof m === 'string') }),
+        ...(typeof auth_time === 'number' && { authTime: auth_time }),
+      } as TokenClaims,
+      kid,
+      exp,
+      iat: typeof iat === 'number' ? iat : 0,
+    };
     if (this.verified.size >= VERIFIED_MAX) this.verified.delete(this.verified.keys().next().value!);
     this.verified.set(token, valid);
     return valid;
   }
+}
+
+// One of the audiences configured is among the token's (one, or a list).
+function audienceMatches(aud: unknown, expected: string | string[]): boolean {
+  const has = typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud : [];
+  return (Array.isArray(expected) ? expected : [expected]).some((a) => has.includes(a));
 }
 
 function base64url(json: object): string {

@@ -42,7 +42,7 @@ export class VerificationController {
   @ApiFailures(429)
   async completeEmail2FA(@Ctx() ctx: RequestContext, @Body() input: CompleteSecondFactorInput, @Res({ passthrough: true }) res: Response, @Headers('accept-language') lang?: string) {
     const session = (await this.verification.complete(ctx, 'email-2factor-verification', input, lang)) as SessionData;
-    return this.secondFactor.send(ctx.store!, session, ctx.accessToken, res);
+    return this.secondFactor.send(ctx.store!, session, res);
   }
 
   @Post(`${BASE}/mobile-2factor-verification/start`)
@@ -63,7 +63,7 @@ export class VerificationController {
   @ApiFailures(429)
   async completeMobile2FA(@Ctx() ctx: RequestContext, @Body() input: CompleteSecondFactorInput, @Res({ passthrough: true }) res: Response, @Headers('accept-language') lang?: string) {
     const session = (await this.verification.complete(ctx, 'mobile-2factor-verification', input, lang)) as SessionData;
-    return this.secondFactor.send(ctx.store!, session, ctx.accessToken, res);
+    return this.secondFactor.send(ctx.store!, session, res);
   }
 
   @Post(`${BASE}/:flow/start`)

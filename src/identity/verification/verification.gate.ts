@@ -22,7 +22,14 @@ export class VerificationGate {
     if (s.emailVerificationRequiredForLogin && user.email && !user.emailVerified) throw new AppError('EmailVerificationNeeded');
     if (s.mobileVerificationRequiredForLogin && user.mobile && !user.mobileVerified) throw new AppError('MobileVerificationNeeded');
     // A factor needs somewhere to send its code: a user without the identifier has none to pass.
-    return { email2FA: s.email2FARequiredForLogin && !!user.email, mobile2FA: s.mobile2FARequiredForLogin && !!user.mobile, totp2FA: user.totpEnabled };
+    // The user's own app factors (an authenticator app, a passkey) are asked whatever the
+    // settings: a factor that a password alone passes protects nothing.
+    return {
+      email2FA: s.email2FARequiredForLogin && !!user.email,
+      mobile2FA: s.mobile2FARequiredForLogin && !!user.mobile,
+      totp2FA: user.totpEnabled,
+      passkey2FA: user.hasPasskey && !!s.webauthn,
+    };
   }
 
   // For the registration answer: the client starts these flows next.
@@ -37,12 +44,18 @@ export class VerificationGate {
   // A login with a second factor pending reaches only the routes open during 2FA; one that must
   // still enrol an app factor (mfaRequiredForRoles) only those and the enrolment routes. `route`
   // is the Express route path; the message names it (`errMsg_getUsersByIdRequiresEmail2FA`).
-  checkRequest(session: SessionData, route: { method: string; path: string }, open: { during2FA?: boolean; mfaEnrollment?: boolean }): void {
+  // `tokenPending`: the access token was issued before the sign-in was complete (its `acr` is
+  // `pending`): it finishes the sign-in and nothing else, even once the session is complete.
+  checkRequest(session: SessionData, route: { method: string; path: string }, open: { during2FA?: boolean; mfaEnrollment?: boolean }, tokenPending = false): void {
     if (open.during2FA || session.principal === 'apiKey') return;
     const name = () => routeName(route.path, route.method);
     if (session.sessionNeedsEmail2FA) throw new AppError('EmailTwoFactorNeeded', 'complete the email second factor first', {}, `errMsg_${name()}RequiresEmail2FA`);
     if (session.sessionNeedsMobile2FA) throw new AppError('MobileTwoFactorNeeded', 'complete the mobile second factor first', {}, `errMsg_${name()}RequiresMobile2FA`);
-    if (session.sessionNeedsTotp2FA) throw new AppError('TotpTwoFactorNeeded', 'complete the authenticator-app factor first', {}, `errMsg_${name()}RequiresTotp2FA`);
-    if (session.mfaEnrollmentNeeded && !open.mfaEnrollment) throw new AppError('MfaEnrollmentRequired', 'your role requires an authenticator app or a passkey: enrol one first');
+    const passkeyToo = session.sessionNeedsPasskey2FA ? ' (or a passkey)' : '';
+    if (session.sessionNeedsTotp2FA) throw new AppError('TotpTwoFactorNeeded', `complete the authenticator-app factor${passkeyToo} first`, {}, `errMsg_${name()}RequiresTotp2FA`);
+    if (session.sessionNeedsPasskey2FA) throw new AppError('PasskeyTwoFactorNeeded', 'complete the passkey factor first', {}, `errMsg_${name()}RequiresPasskey2FA`);
+    if (open.mfaEnrollment) return;
+    if (session.mfaEnrollmentNeeded) throw new AppError('MfaEnrollmentRequired', 'your role requires an authenticator app or a passkey: enrol one first');
+    if (tokenPending) throw new AppError('AccessTokenPending', 'this access token was issued before the sign-in was complete: use the one that completing it answered');
   }
 }

@@ -166,7 +166,7 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
     });
 
     if (session) {
-      const updated = await this.sessions.completeSecondFactor(storeId, session.sessionId, factor, (tx) => this.audit.record(secondFactorEntry(session, factor, true), context, tx));
+      const updated = await this.sessions.completeSecondFactor(storeId, session.sessionId, factor, factor === 'email' ? 'email' : 'sms', (tx) => this.audit.record(secondFactorEntry(session, factor, true), context, tx));
       if (!updated) throw new AppError('Unauthorized', 'the session has ended');
       return updated;
     }

@@ -62,14 +62,14 @@ export class EventPrincipals {
       assertActive(store);
       return { store, subscriber: { storeId: store.id } };
     }
-    const { session } = await this.authentication.authenticate(req);
+    const { session, pending } = await this.authentication.authenticate(req);
     checkTenant(store, session);
     assertActive(store);
     // As on HTTP, the login's own store too (a super administrator's, when it targets another).
     const own = session.storeId === store.id ? store : await this.stores.findById(session.storeId);
     if (!own?.isActive) throw new AppError('StoreInactive', 'the store of this login is deactivated');
     // API keys (above) have no second factor.
-    this.verification.checkRequest(session, credentials.route, {});
+    this.verification.checkRequest(session, credentials.route, {}, pending);
     return { store, subscriber: { storeId: store.id, session } };
   }
 }

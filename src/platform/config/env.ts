@@ -112,6 +112,14 @@ export class EnvVars {
   @MinLength(16, { message: 'KEY_ENCRYPTION_SECRET must be at least 16 characters' })
   KEY_ENCRYPTION_SECRET?: string;
 
+  // The secret KEY_ENCRYPTION_SECRET replaces, during a rotation: values sealed with it still open,
+  // and are sealed again under the new one (docs/operations.md).
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  @MinLength(16, { message: 'KEY_ENCRYPTION_SECRET_PREVIOUS must be at least 16 characters' })
+  KEY_ENCRYPTION_SECRET_PREVIOUS?: string;
+
   // Access-token cookie: `Secure` (default on in production) and `Domain`.
   @Transform(toBoolean)
   @IsOptional()
@@ -172,16 +180,19 @@ export function loadEnv(source: Record<string, string | undefined>): EnvVars {
   );
   const env = plainToInstance(EnvVars, known, { exposeDefaultValues: true });
   const errors = validateSync(env, { skipMissingProperties: false });
-  if (errors.length) {
-    throw new ConfigError(
-      errors.map((e) => `${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`),
-    );
+  const problems = errors.map((e) => `${e.property}=${SECRET_VARIABLES.has(e.property) ? '(hidden)' : JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+  if (env.KEY_ENCRYPTION_SECRET_PREVIOUS !== undefined && (!env.KEY_ENCRYPTION_SECRET || env.KEY_ENCRYPTION_SECRET === env.KEY_ENCRYPTION_SECRET_PREVIOUS)) {
+    problems.push('KEY_ENCRYPTION_SECRET_PREVIOUS is the secret KEY_ENCRYPTION_SECRET replaces: set a new, different KEY_ENCRYPTION_SECRET beside it');
   }
+  if (problems.length) throw new ConfigError(problems);
   return env;
 }
+
+// Never repeated in an error: the boot's error is printed and logged.
+const SECRET_VARIABLES = new Set(['KEY_ENCRYPTION_SECRET', 'KEY_ENCRYPTION_SECRET_PREVIOUS', 'SUPER_ADMIN_PASSWORD', 'METRICS_TOKEN', 'DATABASE_URL', 'REDIS_URL']);
 
 // Optional keys have no default, so they are not own properties of a fresh EnvVars.
 const optionalKeys = [
   'PUBLIC_URL', 'FRONTEND_URL', 'DATABASE_URL', 'REDIS_URL', 'SUPER_ADMIN_IDENTIFIER', 'SUPER_ADMIN_PASSWORD', 'SERVICE_SETTINGS', 'TRUST_PROXY',
-  'KEY_ENCRYPTION_SECRET', 'COOKIE_SECURE', 'COOKIE_DOMAIN', 'METRICS_TOKEN', 'METRICS_PORT', 'DOCS_ENABLED',
+  'KEY_ENCRYPTION_SECRET', 'KEY_ENCRYPTION_SECRET_PREVIOUS', 'COOKIE_SECURE', 'COOKIE_DOMAIN', 'METRICS_TOKEN', 'METRICS_PORT', 'DOCS_ENABLED',
 ];

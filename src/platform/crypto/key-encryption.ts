@@ -6,19 +6,29 @@ const PREFIX = 'enc:v1:';
 // Secrets at rest (private signing keys, authenticator-app secrets): AES-256-GCM under a key
 // derived from KEY_ENCRYPTION_SECRET, one derivation per purpose (`salt`), so a value sealed
 // for one purpose does not open as another. Without the secret values are stored as given.
+// During a rotation KEY_ENCRYPTION_SECRET_PREVIOUS opens what the replaced secret sealed; new
+// seals always use the current one, and `stale` tells what to seal again.
 export class KeyEncryption {
   private readonly key?: Buffer;
+  private readonly previous?: Buffer;
 
   // `what` names the stored values in the errors an operator reads.
   constructor(
     secret: string | undefined,
     private readonly purpose: { salt: string; what: string } = { salt: 'svc-signing-keys', what: 'the signing keys' },
+    previousSecret?: string,
   ) {
     if (secret) this.key = scryptSync(secret, purpose.salt, 32);
+    if (previousSecret) this.previous = scryptSync(previousSecret, purpose.salt, 32);
   }
 
   get encrypts(): boolean {
     return !!this.key;
+  }
+
+  // Whether a rotation is under way: values sealed with the previous secret may remain.
+  get rotating(): boolean {
+    return !!this.previous;
   }
 
   seal(plain: string): string {
@@ -29,16 +39,30 @@ export class KeyEncryption {
     return PREFIX + Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
   }
 
+  // A ConfigError when no secret configured opens it: the operator's to fix, never the caller's.
   open(stored: string): string {
     if (!stored.startsWith(PREFIX)) return stored;
     if (!this.key) throw new ConfigError([`KEY_ENCRYPTION_SECRET is required: ${this.purpose.what} in the database are encrypted`]);
+    const opened = this.openWith(this.key, stored) ?? (this.previous && this.openWith(this.previous, stored));
+    if (opened === undefined) {
+      throw new ConfigError([`KEY_ENCRYPTION_SECRET${this.previous ? ' (nor KEY_ENCRYPTION_SECRET_PREVIOUS)' : ''} does not decrypt ${this.purpose.what} in the database`]);
+    }
+    return opened;
+  }
+
+  // Sealed with the previous secret (it opens with that one only): to seal again.
+  stale(stored: string): boolean {
+    return !!this.key && !!this.previous && stored.startsWith(PREFIX) && this.openWith(this.key, stored) === undefined && this.openWith(this.previous, stored) !== undefined;
+  }
+
+  private openWith(key: Buffer, stored: string): string | undefined {
     const raw = Buffer.from(stored.slice(PREFIX.length), 'base64');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12));
-    decipher.setAuthTag(raw.subarray(12, 28));
     try {
+      const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+      decipher.setAuthTag(raw.subarray(12, 28));
       return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
     } catch {
-      throw new ConfigError([`KEY_ENCRYPTION_SECRET does not decrypt ${this.purpose.what} in the database`]);
+      return undefined;
     }
   }
 }
