@@ -6,7 +6,7 @@ import { DAY_MS, ManualClock } from '../src/platform/clock/clock.js';
 import type { ApiKeyLocation } from '../src/platform/config/settings.js';
 import type { FakeApi } from './fake-api.js';
 import { APP, fakePusherApi, type PusherRequest } from './fake-pusher.js';
-import { login, PASSWORD, registerStore, startApp, SUPER_ADMIN, uniqueEmail, type RegisteredStore, type TestApp, expectError } from './helpers.js';
+import { login, PASSWORD, registerStore, startApp, SUPER_ADMIN, unique, uniqueEmail, type RegisteredStore, type TestApp, expectError } from './helpers.js';
 
 // API keys seen from a client of the real app: created with a login, shown once, used in place
 // of a login on the routes that accept them, scoped to their store and to their creator's rights,
@@ -451,6 +451,34 @@ describe('API keys (bearer location, the default)', () => {
     await asOwner(t.http.delete(`${USERS}/${adminId}`)).expect(200);
     for (const k of [key, narrow.key]) expectError(await ownProfile(k), 401, 'Unauthorized');
     expect(await t.app.get(DataSource).query('SELECT id FROM api_keys WHERE id = $1', [id])).toEqual([]);
+  });
+
+  it("a super administrator targeting a store lists and deletes its keys, but is refused one there (403 ApiKeyOutsideOwnStore): no key is made in either store", async () => {
+    const { store, token } = await ownerOfNewStore(t);
+    const owners = await newKey(t, store, token, { name: 'owner job' });
+    const admin = await login(t.http, SUPER_ADMIN.username, SUPER_ADMIN.password);
+    const asAdmin = <R extends { set(name: string, value: string): R }>(req: R) => req.set(HEADER, store.codename).set('Authorization', `Bearer ${admin.accessToken}`);
+    const name = unique('made from the root ');
+
+    const refused = await asAdmin(t.http.post(KEYS)).send({ name });
+    expectError(refused, 403, 'ApiKeyOutsideOwnStore');
+    expect(refused.body.detail).toContain(store.codename);
+    expect(refused.body.key).toBeUndefined();
+    expect(await t.app.get(DataSource).query('SELECT id FROM api_keys WHERE name = $1', [name])).toEqual([]);
+    // named roles change nothing: neither a super-admin key nor a tenant one
+    for (const roles of [['superAdmin'], ['tenantOwner']]) expectError(await asAdmin(t.http.post(KEYS)).send({ name, roles }), 403, 'ApiKeyOutsideOwnStore');
+
+    // the store's keys are the ones it sees, and it may delete them
+    const listed = await asAdmin(t.http.get(KEYS)).expect(200);
+    expect(listed.body.apiKeys.map((k: { id: string }) => k.id)).toEqual([owners.id]);
+    await asAdmin(t.http.delete(`${KEYS}/${owners.id}`)).expect(200);
+    expectError(await usersWithKey(t.http, owners.key), 401, 'Unauthorized');
+    expect((await listKeys(t, store, token).expect(200)).body.apiKeys).toEqual([]);
+
+    // at the root, its own store, it makes its own key as before
+    const own = await t.http.post(KEYS).set('Authorization', `Bearer ${admin.accessToken}`).send({ name }).expect(201);
+    expect(own.body.apiKey).toMatchObject({ userId: admin.userId, roles: ['superAdmin'] });
+    await t.http.delete(`${KEYS}/${own.body.apiKey.id}`).set('Authorization', `Bearer ${admin.accessToken}`).expect(200);
   });
 
   it('create: a body that is not a key request → 400', async () => {

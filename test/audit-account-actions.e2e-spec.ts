@@ -89,13 +89,14 @@ describe('audit log: account actions', () => {
   it('user.created: by an administrator, by a public registration, and a store owner registering', async () => {
     const o = await ownerOfNewStore(t);
     const member = await addUser(t, o);
-    const registered = await t.http.post('/auth-api/v1/registerstoreuser').set(HEADER, o.store.codename).send({ email: uniqueEmail(), password: PASSWORD, fullname: 'Self' }).expect(201);
+    const registered = await t.http.post('/auth-api/v1/registerstoreuser').set(HEADER, o.store.codename).set('User-Agent', AGENT).send({ email: uniqueEmail(), password: PASSWORD, fullname: 'Self' }).expect(201);
     const selfId = registered.body.user.id as string;
     const publicUser = await t.http.post('/auth-api/users').set(HEADER, o.store.codename).send({ email: uniqueEmail(), password: PASSWORD, fullname: 'Public' }).expect(201);
     const publicId = publicUser.body.user.id as string;
     const list = await entries(t, o, 'user.created');
     expect(list.find((e) => e.target?.id === member.id)).toMatchObject({ outcome: 'success', actor: { type: 'user', id: o.store.ownerId }, details: { via: 'admin' } });
-    expect(list.find((e) => e.target?.id === selfId)).toMatchObject({ outcome: 'success', actor: { type: 'anonymous', id: null }, details: { via: 'registration' } });
+    // a self-registration is known by its address and agent, like every other anonymous act
+    expect(list.find((e) => e.target?.id === selfId)).toMatchObject({ outcome: 'success', actor: { type: 'anonymous', id: null }, details: { via: 'registration' }, ip: expect.stringMatching(/\d/), userAgent: AGENT, requestId: expect.any(String) });
     expect(list.find((e) => e.target?.id === publicId)).toMatchObject({ outcome: 'success', actor: { type: 'anonymous', id: null }, details: { via: 'registration' } });
     // The owner's registration is written with its store, in the same transaction: no flush needed.
     const rows: { actorType: string; targetId: string }[] = await t.app.get(DataSource).query(`SELECT * FROM "audit_log" WHERE "storeId" = $1 AND "action" = 'user.created' AND "targetId" = $2`, [o.store.storeId, o.store.ownerId]);
@@ -243,7 +244,7 @@ describe('audit log: account actions', () => {
     // The provider's part is the social login suite's: the code is issued as its callback does.
     const landed = await t.app.get(SocialService).finishFlow({ provider: 'google', storeId: o.store.storeId, redirectUrl: 'https://app.example.com/landing', startedAt: clock.now().getTime() }, { providerUserId: unique('g'), emailVerified: false, email: uniqueEmail(), fullname: 'Social Person' });
     const socialCode = new URL(landed).searchParams.get('socialCode')!;
-    const registered = await t.http.post('/auth-api/v1/registerstoreuser').set(HEADER, o.store.codename).send({ socialCode }).expect(201);
+    const registered = await t.http.post('/auth-api/v1/registerstoreuser').set(HEADER, o.store.codename).set('User-Agent', AGENT).send({ socialCode }).expect(201);
     const userId = registered.body.user.id as string;
     // Written with the link: there before any flush.
     const rows: unknown[] = await t.app.get(DataSource).query(`SELECT 1 FROM "audit_log" WHERE "storeId" = $1 AND "action" = 'user.social.linked' AND "targetId" = $2`, [o.store.storeId, userId]);
@@ -251,7 +252,7 @@ describe('audit log: account actions', () => {
     const [linked] = await entries(t, o, 'user.social.linked');
     expect(linked).toMatchObject({ outcome: 'success', actor: { type: 'anonymous', id: null }, target: { type: 'user', id: userId }, details: { provider: 'google' } });
     const created = (await entries(t, o, 'user.created')).find((e) => e.target?.id === userId);
-    expect(created).toMatchObject({ outcome: 'success', details: { via: 'registration' } });
+    expect(created).toMatchObject({ outcome: 'success', details: { via: 'registration' }, ip: expect.stringMatching(/\d/), userAgent: AGENT, requestId: expect.any(String) });
     expectNoSecret([linked, created!], socialCode);
   });
 

@@ -4,7 +4,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { AuditService } from '../src/operations/audit/audit.service.js';
 import { ManualClock } from '../src/platform/clock/clock.js';
 import { projectPath } from '../src/platform/config/project-path.js';
-import { CHROMIUM, freePort, login, PASSWORD, registerStore, startApp, SUPER_ADMIN, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
+import { CHROMIUM, freePort, login, PASSWORD, registerStore, startApp, SUPER_ADMIN, unique, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
 import { codeAt, TOTP_STEP_MS } from './totp-codes.js';
 
 // The admin console (docs/console.md) in a real browser: Debian's Chromium driven by
@@ -37,13 +37,43 @@ describeInBrowser(`the admin console in a real browser (${reason})`, () => {
     await t?.close();
   });
 
+  // The confirm() questions each page was asked, in order.
+  const asked = new WeakMap<Page, string[]>();
+
   // A page of its own (its own sessionStorage) at a desktop width; confirm() dialogs accepted.
   async function newPage(width = 1000): Promise<Page> {
     const context = await browser.newContext({ viewport: { width, height: 760 } });
     contexts.push(context);
     const page = await context.newPage();
-    page.on('dialog', (dialog) => void dialog.accept());
+    asked.set(page, []);
+    page.on('dialog', (dialog) => {
+      asked.get(page)!.push(dialog.message());
+      void dialog.accept();
+    });
     return page;
+  }
+
+  // What a person would notice on the page as it is laid out: the page scrolling sideways, a
+  // control beyond the window's edge, or one cut off by the box it sits in (or its own text cut).
+  async function layoutProblems(page: Page): Promise<string[]> {
+    return page.evaluate(() => {
+      const { document, innerWidth, getComputedStyle } = globalThis as any;
+      const problems: string[] = [];
+      if (document.documentElement.scrollWidth > innerWidth) problems.push(`the page is ${document.documentElement.scrollWidth} px wide in a ${innerWidth} px window`);
+      for (const el of Array.from(document.querySelectorAll('button, a[href], select')) as any[]) {
+        const box = el.getBoundingClientRect();
+        if (!box.width || getComputedStyle(el).visibility === 'hidden' || el.closest('.sr-only') || el.classList.contains('skip')) continue;
+        const name = `${el.tagName} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 40)}"`;
+        if (box.left < 0 || box.right > innerWidth) problems.push(`${name} is beyond the window (${Math.round(box.left)}–${Math.round(box.right)})`);
+        if (el.tagName === 'BUTTON' && el.scrollWidth > el.clientWidth + 1) problems.push(`${name} cuts its own text`);
+        for (let box2 = el.parentElement; box2; box2 = box2.parentElement) {
+          if (getComputedStyle(box2).overflowX === 'visible') continue;
+          const outer = box2.getBoundingClientRect();
+          if (box.left < outer.left - 0.5 || box.right > outer.right + 0.5) problems.push(`${name} is cut off by ${box2.tagName}.${box2.className}`);
+        }
+      }
+      return problems;
+    });
   }
 
   // Each screen in test-output/console/; with UPDATE_DOCS=1 the README's two images too
@@ -79,8 +109,22 @@ describeInBrowser(`the admin console in a real browser (${reason})`, () => {
 
     await signIn(page, store.codename, store.ownerEmail);
     await heading(page, 'Users');
-    await expect(page.getByRole('cell', { name: store.ownerEmail, exact: true })).toBeDefined();
-    await page.getByRole('cell', { name: store.ownerEmail, exact: true }).waitFor();
+    // the owner's row, as a person reads it: name, email, role, active, and its Edit button
+    const ownerRow = page.getByRole('row').filter({ hasText: store.ownerEmail });
+    await ownerRow.waitFor();
+    expect(await ownerRow.getByRole('cell').allInnerTexts()).toEqual(['Store Owner', store.ownerEmail, 'tenantOwner', 'yes', 'Edit']);
+    expect(await ownerRow.getByRole('button', { name: `Edit ${store.ownerEmail}` }).isVisible()).toBe(true);
+    await page.getByText(`Acting on store ${store.codename}.`).waitFor();
+
+    // a guessable password: the service's advice, in words, not the estimator's score
+    await page.getByLabel("New user's email").fill(uniqueEmail());
+    await page.getByLabel('Full name').last().fill('Weak Password');
+    await page.getByLabel('Initial password').fill('password1');
+    await page.getByRole('button', { name: 'Create the user' }).click();
+    const weak = page.getByRole('alert').filter({ hasText: /.+/ });
+    await weak.waitFor();
+    expect(await weak.textContent()).toMatch(/^The password is too easy to guess\. .*[A-Z].*\.$/);
+    expect(await weak.textContent()).not.toMatch(/score|required/);
 
     const email = uniqueEmail();
     await page.getByLabel("New user's email").fill(email);
@@ -88,14 +132,14 @@ describeInBrowser(`the admin console in a real browser (${reason})`, () => {
     await page.getByLabel('Initial password').fill(PASSWORD);
     await page.getByLabel('Role').selectOption('tenantUser');
     await page.getByRole('button', { name: 'Create the user' }).click();
-    await page.getByText(`${email} was created.`).waitFor();
+    await page.getByText(`${email} was created in store ${store.codename}.`).waitFor();
     await page.getByRole('cell', { name: email, exact: true }).waitFor();
 
     await page.getByRole('button', { name: `Edit ${email}` }).click();
     const edit = page.getByRole('region', { name: `Edit ${email}` });
     await edit.getByLabel('Role').selectOption('tenantAdmin');
     await edit.getByRole('button', { name: 'Save' }).click();
-    await edit.getByText('Saved.').waitFor();
+    await edit.getByText(`Saved in store ${store.codename}.`).waitFor();
     await page.getByRole('row').filter({ hasText: email }).getByRole('cell', { name: 'tenantAdmin' }).waitFor();
     await shot(page, 'users', 'console-users.png');
 
@@ -125,13 +169,14 @@ describeInBrowser(`the admin console in a real browser (${reason})`, () => {
     await page.getByRole('button', { name: 'Create' }).click();
     const key = await page.getByTestId('new-api-key').textContent();
     expect(key).toMatch(/^sk_svc_/);
+    await page.getByText(`The key Billing export of store ${store.codename}, acting for you as tenantOwner: copy it now`).waitFor();
     await page.getByRole('cell', { name: 'Billing export', exact: true }).waitFor();
     await shot(page, 'api-keys');
     // the key works
     await t.http.get('/auth-api/currentuser').set('svc-store-codename', store.codename).set('authorization', `Bearer ${key}`).expect(200);
 
     await page.getByRole('button', { name: 'Delete the key Billing export' }).click();
-    await page.getByText('The key Billing export was deleted.').waitFor();
+    await page.getByText(`The key Billing export was deleted from store ${store.codename}.`).waitFor();
     await page.getByText('No keys.').waitFor();
     await t.http.get('/auth-api/currentuser').set('svc-store-codename', store.codename).set('authorization', `Bearer ${key}`).expect(401);
   }, 60_000);
@@ -218,7 +263,17 @@ describeInBrowser(`the admin console in a real browser (${reason})`, () => {
     await page.getByRole('button', { name: 'Add a passkey' }).click();
     await page.getByText('Passkey added.').waitFor();
     await page.getByText('Passkeys: 1.').waitFor();
+    // listed, and renamed
+    const mine = page.getByRole('list', { name: 'Your passkeys' });
+    await mine.getByText('Test laptop').waitFor();
+    await mine.getByRole('button', { name: 'Rename the passkey Test laptop' }).click();
+    await mine.getByLabel('New name').fill('Work laptop');
+    await mine.getByRole('button', { name: 'Save' }).click();
+    await mine.getByText('Work laptop').waitFor();
     await shot(page, 'security');
+    const owner = await login(t.http, store.ownerEmail, PASSWORD, store.codename);
+    const passkeys = async () => (await as(store, owner.accessToken).get('/auth-api/passkeys').expect(200)).body.passkeys as { name: string }[];
+    expect((await passkeys()).map((p) => p.name)).toEqual(['Work laptop']);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('form', { name: 'Sign in' }).waitFor();
@@ -227,6 +282,15 @@ describeInBrowser(`the admin console in a real browser (${reason})`, () => {
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
     await heading(page, 'Users');
     await page.getByRole('cell', { name: store.ownerEmail, exact: true }).waitFor();
+
+    // deleted, after a question: it signs in no more
+    await page.getByRole('link', { name: 'My security' }).click();
+    await heading(page, 'My security');
+    await page.getByRole('button', { name: 'Delete the passkey Work laptop' }).click();
+    await page.getByText('No passkey yet.').waitFor();
+    await page.getByText('Passkeys: 0.').waitFor();
+    expect(asked.get(page)!.at(-1)).toBe('Delete the passkey Work laptop? It no longer signs you in.');
+    expect(await passkeys()).toEqual([]);
   }, 60_000);
 
   it('tells a tenantUser that the console is for administrators', async () => {
@@ -295,7 +359,7 @@ describeInBrowser(`the admin console in a real browser (${reason})`, () => {
     await heading(page, 'Store');
     await page.getByLabel('Full name').fill('Renamed in the console');
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByText('Saved.').waitFor();
+    await page.getByText(`Saved: store ${store.codename}.`).waitFor();
     await shot(page, 'store');
     const record = await as(store, owner.accessToken).get('/auth-api/v1/store').expect(200);
     expect(record.body.store).toMatchObject({ codename: store.codename, fullname: 'Renamed in the console' });
@@ -318,7 +382,32 @@ describeInBrowser(`the admin console in a real browser (${reason})`, () => {
       .reduce(([s, f], [a, b]) => [s + (a || 0), f + (b || 0)], [0, 0]);
     expect(succeeded).toBeGreaterThanOrEqual(1);
     expect(failed).toBeGreaterThanOrEqual(1);
+    // Each chart has its axes: the scale's top both ways on the y axis, the hours (every third)
+    // and the days on the x axis, the current period last.
+    const overview = (await as(store, owner.accessToken).get('/auth-api/v1/overview').expect(200)).body;
+    const [hours, days] = await page.locator('figure .x-axis').evaluateAll((axes) => axes.map((a) => (a as unknown as { innerText: string }).innerText.split('\n').filter(Boolean)));
+    expect(hours).toHaveLength(8);
+    for (const label of hours) expect(label).toMatch(/^\d\d:00$/);
+    expect(hours.at(-1)).toBe(`${String(new Date(overview.signIns.last24h.at(-1).from).getHours()).padStart(2, '0')}:00`);
+    expect(days).toHaveLength(7);
+    expect(days.at(-1)).toContain(String(new Date(overview.signIns.last7d.at(-1).from).getUTCDate()));
+    const top = (buckets: { succeeded: number; failed: number }[]) => String(Math.max(1, ...buckets.map((b) => Math.max(b.succeeded, b.failed))));
+    const yAxes = await page.locator('figure .y-axis').evaluateAll((axes) => axes.map((a) => (a as unknown as { innerText: string }).innerText.split('\n')));
+    expect(yAxes).toEqual([
+      [top(overview.signIns.last24h), '0', top(overview.signIns.last24h)],
+      [top(overview.signIns.last7d), '0', top(overview.signIns.last7d)],
+    ]);
     await shot(page, 'overview');
+
+    // one user and one session are not "1 users"
+    const lone = await registerStore(t.http);
+    const own = await newPage();
+    await signIn(own, lone.codename, lone.ownerEmail);
+    await heading(own, 'Users');
+    await own.getByRole('link', { name: 'Overview' }).click();
+    await heading(own, 'Overview');
+    await own.locator('.stats').waitFor();
+    expect((await own.locator('.stats').innerText()).split('\n').filter(Boolean)).toEqual(['1', 'user', '1', 'active session']);
   }, 60_000);
 
   it('works from the keyboard alone, and its text and controls keep WCAG AA contrast', async () => {
@@ -388,7 +477,7 @@ describeInBrowser(`the admin console in a real browser (${reason})`, () => {
     await page.getByRole('cell', { name: SUPER_ADMIN.username, exact: true }).waitFor();
     await page.getByLabel('Store codename (empty: root)').fill(store.codename);
     await page.getByRole('button', { name: 'Look at this store' }).click();
-    await page.getByText(`store ${store.codename}`, { exact: true }).waitFor();
+    await page.getByRole('banner').getByText(`store ${store.codename}`, { exact: true }).waitFor();
     await page.getByRole('cell', { name: store.ownerEmail, exact: true }).waitFor();
     expect(await page.getByRole('cell', { name: SUPER_ADMIN.username, exact: true }).count()).toBe(0);
     await shot(page, 'saas-admin-store');
@@ -437,10 +526,16 @@ describeInBrowser(`the admin console in a real browser (${reason})`, () => {
     await group.getByRole('button', { name: 'Add' }).click();
     await page.getByRole('list', { name: 'Members of Support' }).getByText(email).waitFor();
 
-    await page.getByLabel('Permission (e.g. user.read)').fill('auditLog.read');
+    // the permission is picked from the names the service knows, not typed
+    const permission = page.getByLabel('Permission', { exact: true });
+    expect(await permission.evaluate((el) => el.tagName)).toBe('SELECT');
+    const names = await permission.locator('option').evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value));
+    expect(names).toEqual(expect.arrayContaining(['users.read', 'auditLog.read', 'apikeys.create']));
+    expect(names).not.toContain('user.read');
+    await permission.selectOption('auditLog.read');
     await page.getByLabel('Which').selectOption('tenantAdmin');
     await page.getByRole('button', { name: 'Add the grant' }).click();
-    await page.getByText('The grant was added.').waitFor();
+    await page.getByText(`The grant of auditLog.read was added in store ${store.codename}.`).waitFor();
     await page.getByRole('cell', { name: 'role tenantAdmin' }).waitFor();
     await page.getByRole('region', { name: 'What you may do here' }).getByText('auditLog.read').waitFor();
     await shot(page, 'access');
@@ -486,4 +581,221 @@ describeInBrowser(`the admin console in a real browser (${reason})`, () => {
       await short.close();
     }
   }, 60_000);
+
+  it('a SaaS administrator looking at a store: every write screen acts on that store, and says which', async () => {
+    const store = await registerStore(t.http);
+    const owner = await login(t.http, store.ownerEmail, PASSWORD, store.codename);
+    const asOwner = as(store, owner.accessToken);
+    // the store before: a member signed in, a key its owner made
+    const memberEmail = uniqueEmail();
+    const memberId: string = (await asOwner.post('/auth-api/users').send({ email: memberEmail, password: PASSWORD, fullname: 'Member', roleId: 'tenantUser' }).expect(201)).body.user.id;
+    const member = await login(t.http, memberEmail, PASSWORD, store.codename);
+    const ownersKey: string = (await asOwner.post('/auth-api/v1/apikeys').send({ name: 'Owner job' }).expect(201)).body.apiKey.key;
+    const page = await newPage();
+    await signIn(page, '', SUPER_ADMIN.username, SUPER_ADMIN.password);
+    await heading(page, 'Users');
+    await page.getByText('Acting on the root store.').waitFor();
+    await page.getByLabel('Store codename (empty: root)').fill(store.codename);
+    await page.getByRole('button', { name: 'Look at this store' }).click();
+    await page.getByText(`Acting on store ${store.codename}.`).waitFor();
+
+    // Users: create, change, end a user's sessions, delete
+    const email = uniqueEmail();
+    await page.getByLabel("New user's email").fill(email);
+    await page.getByLabel('Full name').last().fill('Made From The Root');
+    await page.getByLabel('Initial password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Create the user' }).click();
+    await page.getByText(`${email} was created in store ${store.codename}.`).waitFor();
+    await page.getByRole('button', { name: `Edit ${email}` }).click();
+    const edit = page.getByRole('region', { name: `Edit ${email}` });
+    await edit.getByLabel('Role').selectOption('tenantAdmin');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await edit.getByText(`Saved in store ${store.codename}.`).waitFor();
+    const users = async () => (await asOwner.get('/auth-api/v1/users').expect(200)).body.users as { email: string; roleId: string }[];
+    expect((await users()).find((u) => u.email === email)).toMatchObject({ roleId: 'tenantAdmin' });
+    await edit.getByRole('button', { name: 'Delete the user' }).click();
+    await page.getByText(`${email} was deleted from store ${store.codename}.`).waitFor();
+    expect(asked.get(page)!.at(-1)).toMatch(new RegExp(`^Delete ${email} from store ${store.codename}\\?`));
+    expect((await users()).map((u) => u.email)).not.toContain(email);
+    await page.getByRole('button', { name: `Edit ${memberEmail}` }).click();
+    const memberEdit = page.getByRole('region', { name: `Edit ${memberEmail}` });
+    await memberEdit.getByRole('button', { name: 'End its sessions' }).click();
+    await memberEdit.getByText(`1 session ended, in store ${store.codename}.`).waitFor();
+    await as(store, member.accessToken).get('/auth-api/currentuser').expect(401);
+    // nothing of it at the root
+    const admin = await login(t.http, SUPER_ADMIN.username, SUPER_ADMIN.password);
+    expect((await t.http.get('/auth-api/v1/users').query({ search: email }).set('authorization', `Bearer ${admin.accessToken}`).expect(200)).body.users).toEqual([]);
+
+    // API keys: the store's, deleted there; none made from the root (a key acts for a user of its store)
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await heading(page, 'API keys');
+    const keys = page.getByRole('region', { name: `Keys of store ${store.codename}` });
+    await keys.getByRole('cell', { name: 'Owner job', exact: true }).waitFor();
+    await page.getByText(`you are not a user of store ${store.codename}`).waitFor();
+    expect(await page.getByLabel('Key name').count()).toBe(0);
+    await keys.getByRole('button', { name: 'Delete the key Owner job' }).click();
+    await page.getByText(`The key Owner job was deleted from store ${store.codename}.`).waitFor();
+    await t.http.get('/auth-api/currentuser').set('authorization', `Bearer ${ownersKey}`).expect(401);
+    expect((await asOwner.get('/auth-api/v1/apikeys').expect(200)).body.apiKeys).toEqual([]);
+
+    // Access: a group, a member, a grant
+    await page.getByRole('link', { name: 'Access' }).click();
+    await heading(page, 'Access');
+    const group = unique('Ops ');
+    await page.getByLabel("New group's name").fill(group);
+    await page.getByRole('button', { name: 'Create the group' }).click();
+    await page.getByText(`The group ${group} was created in store ${store.codename}.`).waitFor();
+    const item = page.getByRole('list', { name: 'Groups' }).getByRole('listitem').filter({ hasText: group }).first();
+    await item.getByRole('button', { name: 'Members' }).click();
+    await item.getByLabel('User to add').selectOption({ label: memberEmail });
+    await item.getByRole('button', { name: 'Add' }).click();
+    await page.getByText(`${memberEmail} joined ${group} in store ${store.codename}.`).waitFor();
+    await page.getByLabel('Permission', { exact: true }).selectOption('overview.read');
+    await page.getByLabel('Which').selectOption('tenantUser');
+    await page.getByRole('button', { name: 'Add the grant' }).click();
+    await page.getByText(`The grant of overview.read was added in store ${store.codename}.`).waitFor();
+    const groups = (await asOwner.get('/auth-api/v1/usergroups').expect(200)).body.userGroups as { id: string; groupName: string; storeId: string | null }[];
+    const made = groups.filter((g) => g.groupName === group);
+    expect(made).toEqual([expect.objectContaining({ storeId: store.storeId })]);
+    const members = (await asOwner.get('/auth-api/v1/usergroupmembers').query({ groupId: made[0].id }).expect(200)).body.userGroupMembers;
+    expect(members).toEqual([expect.objectContaining({ userId: memberId })]);
+    const grants = (await asOwner.get('/auth-api/v1/permissiongrants').expect(200)).body.permissionGrants;
+    expect(grants).toEqual(expect.arrayContaining([expect.objectContaining({ permission: 'overview.read', roleId: 'tenantUser', storeId: store.storeId })]));
+
+    // Store: its record; a SaaS administrator may deactivate it
+    await page.getByRole('link', { name: 'Store' }).click();
+    await heading(page, 'Store');
+    await page.getByLabel('Full name').fill('Renamed from the root');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText(`Saved: store ${store.codename}.`).waitFor();
+    expect((await asOwner.get('/auth-api/v1/store').expect(200)).body.store.fullname).toBe('Renamed from the root');
+    expect(await page.getByLabel('Active (its users may sign in)').count()).toBe(1);
+    await shot(page, 'saas-admin-store-record');
+
+    // the administrator's own sessions and factors stay its own, and say so
+    for (const screen of ['Sessions', 'My security']) {
+      await page.getByRole('link', { name: screen }).click();
+      await heading(page, screen);
+      await page.getByText('Your own, in the root store where you signed in, whichever store you look at.').waitFor();
+    }
+
+    // the root store's record offers no switch it could never turn (RootStoreAlwaysActive)
+    await page.getByLabel('Store codename (empty: root)').fill('');
+    await page.getByRole('button', { name: 'Look at this store' }).click();
+    await page.getByRole('link', { name: 'Store' }).click();
+    await page.getByRole('region', { name: 'Store root' }).waitFor();
+    await page.getByText('Acting on the root store.').waitFor();
+    expect(await page.getByLabel('Active (its users may sign in)').count()).toBe(0);
+  }, 90_000);
+
+  it("shows switched-off features as off, with their settings key, and offers none of their actions", async () => {
+    // the shipped settings: user groups and passkeys off
+    const plain = await startApp();
+    try {
+      const port = await freePort();
+      await new Promise<void>((resolve) => plain.app.getHttpServer().listen(port, '127.0.0.1', resolve));
+      const store = await registerStore(plain.http);
+      const page = await newPage();
+      const alerts = () => page.getByRole('alert').filter({ hasText: /.+/ }).count();
+      await page.goto(`http://localhost:${port}/console/?store=${store.codename}`);
+      await page.getByLabel('Store').selectOption(store.codename);
+      await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+      await page.getByText("Passkeys are off in this service's settings (webauthn).").waitFor();
+      expect(await page.getByRole('button', { name: 'Sign in with a passkey' }).count()).toBe(0);
+      expect(await alerts()).toBe(0);
+      await page.getByLabel('Email or mobile').fill(store.ownerEmail);
+      await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await heading(page, 'Users');
+
+      await page.getByRole('link', { name: 'Access' }).click();
+      await heading(page, 'Access');
+      await page.getByRole('region', { name: 'User groups' }).getByText("User groups are off in this service's settings (userGroupsActive).").waitFor();
+      await page.getByRole('region', { name: 'What you may do here' }).getByText('users.read').waitFor();
+      expect(await page.getByRole('button', { name: 'Create the group' }).count()).toBe(0);
+      expect(await page.getByLabel('Granted to').locator('option').allInnerTexts()).toEqual(['A role', 'A user', 'The whole store']);
+      expect(await alerts()).toBe(0);
+      await shot(page, 'access-groups-off');
+
+      await page.getByRole('link', { name: 'My security' }).click();
+      await heading(page, 'My security');
+      await page.getByText("Passkeys are off in this service's settings (webauthn).").waitFor();
+      await page.getByText(/^Authenticator app: off\./).waitFor();
+      expect(await page.getByRole('button', { name: 'Add a passkey' }).count()).toBe(0);
+      expect(await alerts()).toBe(0);
+      await shot(page, 'security-passkeys-off');
+    } finally {
+      await plain.close();
+    }
+  }, 60_000);
+
+  it('names the users of audit entries, and links them to the Users screen', async () => {
+    const store = await registerStore(t.http);
+    const owner = await login(t.http, store.ownerEmail, PASSWORD, store.codename);
+    const email = uniqueEmail();
+    const made = await as(store, owner.accessToken).post('/auth-api/users').send({ email, password: PASSWORD, fullname: 'Linked Person', roleId: 'tenantUser' }).expect(201);
+    await t.app.get(AuditService).flush();
+    const page = await newPage();
+    await signIn(page, store.codename, store.ownerEmail);
+    await heading(page, 'Users');
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await heading(page, 'Audit log');
+    await page.getByLabel('Action (exact, or a prefix like user.login.*)').fill('user.created');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    const row = page.getByRole('region', { name: 'Entries' }).getByRole('row').filter({ hasText: email });
+    await row.getByRole('link', { name: email }).waitFor();
+    // who did it and to whom, by name; no raw id in sight
+    const cells = await row.getByRole('cell').allInnerTexts();
+    expect(cells.slice(1, 5)).toEqual(['user.created', 'success', `${store.ownerEmail} (tenantOwner)`, email]);
+    expect(cells.join(' ')).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}|[0-9a-f]{8}…/);
+    await shot(page, 'audit-names');
+    await row.getByRole('link', { name: email }).click();
+    await heading(page, 'Users');
+    await page.getByRole('region', { name: `Edit ${email}` }).waitFor();
+    expect(new URL(page.url()).search).toBe(`?user=${made.body.user.id}`);
+  }, 60_000);
+
+  it('at 390 px, 768 px and 1000 px nothing scrolls sideways and no button or link is cut off; the Users table keeps Edit in sight', async () => {
+    const store = await registerStore(t.http);
+    const owner = await login(t.http, store.ownerEmail, PASSWORD, store.codename);
+    const asOwner = as(store, owner.accessToken);
+    // every screen with rows in it: users, a key, a group and a grant, audit entries
+    const email = `${unique('a-rather-long-address-')}@example.com`;
+    await asOwner.post('/auth-api/users').send({ email, password: PASSWORD, fullname: 'Bartholomew Longname-Example', roleId: 'tenantAdmin' }).expect(201);
+    await asOwner.post('/auth-api/v1/apikeys').send({ name: 'Nightly export to the warehouse' }).expect(201);
+    await asOwner.post('/auth-api/v1/usergroups').send({ groupName: 'Support' }).expect(201);
+    await asOwner.post('/auth-api/v1/permissiongrants').send({ permission: 'auditLog.read', roleId: 'tenantAdmin', canDo: true }).expect(201);
+    await t.app.get(AuditService).flush();
+    const screens: [string, (page: Page) => Promise<void>][] = [
+      ['Overview', (page) => page.locator('.stats').waitFor()],
+      ['Sessions', (page) => page.getByRole('list', { name: 'Your sessions' }).getByRole('listitem').first().waitFor()],
+      ['API keys', (page) => page.getByRole('cell', { name: 'Nightly export to the warehouse', exact: true }).waitFor()],
+      ['Access', (page) => page.getByRole('cell', { name: 'role tenantAdmin' }).waitFor()],
+      ['Audit log', (page) => page.getByRole('region', { name: 'Entries' }).getByText('apikey.created').waitFor()],
+      ['Live events', (page) => page.getByRole('button', { name: 'Start' }).waitFor()],
+      ['Store', (page) => page.getByRole('region', { name: `Store ${store.codename}` }).waitFor()],
+      ['My security', (page) => page.getByText(/^Authenticator app: off\./).waitFor()],
+    ];
+    for (const width of [390, 768, 1000]) {
+      const page = await newPage(width);
+      await signIn(page, store.codename, store.ownerEmail);
+      await heading(page, 'Users');
+      const editButton = page.getByRole('button', { name: `Edit ${email}` });
+      await editButton.waitFor();
+      const box = (await editButton.boundingBox())!;
+      expect({ width, left: box.x >= 0, right: box.x + box.width <= width, visible: await editButton.isVisible() }).toEqual({ width, left: true, right: true, visible: true });
+      await editButton.click();
+      await page.getByRole('region', { name: `Edit ${email}` }).waitFor();
+      expect({ width, screen: 'Users', problems: await layoutProblems(page) }).toEqual({ width, screen: 'Users', problems: [] });
+      await shot(page, `${width}px-users`);
+      for (const [screen, loaded] of screens) {
+        if (width < 760) await page.getByRole('button', { name: 'Menu' }).click();
+        await page.getByRole('link', { name: screen, exact: true }).click();
+        await heading(page, screen);
+        await loaded(page);
+        expect({ width, screen, problems: await layoutProblems(page) }).toEqual({ width, screen, problems: [] });
+        await shot(page, `${width}px-${screen.toLowerCase().replace(/ /g, '-')}`);
+      }
+    }
+  }, 90_000);
 });

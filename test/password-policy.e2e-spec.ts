@@ -76,7 +76,13 @@ function expectTooWeak(res: { status: number; body: Record<string, unknown> }, w
   expectError(res, 400, 'PasswordTooWeak');
   expect(res.body).toMatchObject({ score: expect.any(Number), minScore: 2, feedback: { warning: expect.stringMatching(warning), suggestions: expect.any(Array) } });
   expect(res.body.score as number).toBeLessThan(2);
-  expect((res.body.feedback as { suggestions: string[] }).suggestions.length).toBeGreaterThan(0);
+  const { suggestions } = res.body.feedback as { suggestions: string[] };
+  expect(suggestions.length).toBeGreaterThan(0);
+  // The sentence a person reads says what to do, not the estimator's score.
+  const detail = res.body.detail as string;
+  expect(detail).toMatch(/^the password is too easy to guess\b/);
+  expect(detail).toContain(suggestions[0]);
+  expect(detail).not.toMatch(/\bscores?\b|is required/);
 }
 
 describe('password policy', () => {

@@ -1,5 +1,7 @@
 import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { featureOff, type FeatureOff } from './api/client';
+import { storeName, type Session } from './api/session';
 
 // Small building blocks shared by the screens.
 
@@ -10,6 +12,40 @@ export function ErrorText({ error }: { error?: string }) {
 
 export function Notice({ text }: { text?: string }) {
   return text ? <p class="notice" role="status">{text}</p> : null;
+}
+
+// A feature the settings switch off: said plainly, with the key that turns it on; not an error.
+export function Off({ off }: { off?: FeatureOff }) {
+  return off ? (
+    <p class="off" role="status">
+      {off.what} off in this service's settings (<code>{off.key}</code>).
+    </p>
+  ) : null;
+}
+
+// Which store a screen acts on: the looked-at store's screens, or the administrator's own
+// sign-in (its sessions and factors, in the store it signed in to).
+export function Scope({ session, own }: { session: Session; own?: boolean }) {
+  return (
+    <p class="scope">
+      {own ? (
+        <>Your own, in {session.store ? `store ${session.store}` : 'the root store'} where you signed in{session.target !== session.store && `, whichever store you look at`}.</>
+      ) : (
+        <>
+          Acting on <strong>{storeName(session)}</strong>.
+        </>
+      )}
+    </p>
+  );
+}
+
+// "user" or "users" for a count; plural: "1 user", "2 users".
+export function noun(n: number, one: string, many = `${one}s`): string {
+  return n === 1 ? one : many;
+}
+
+export function plural(n: number, one: string, many?: string): string {
+  return `${n} ${noun(n, one, many)}`;
 }
 
 // A labelled input: the label names it for assistive technology and tests.
@@ -44,14 +80,14 @@ export function Field(props: {
   );
 }
 
-export function Select(props: { label: string; value: string; options: { value: string; label: string }[]; onChange: (value: string) => void }) {
+export function Select(props: { label: string; value: string; options: { value: string; label: string; disabled?: boolean }[]; onChange: (value: string) => void }) {
   const id = useRef(`s${Math.random().toString(36).slice(2, 8)}`).current;
   return (
     <div class="field">
       <label for={id}>{props.label}</label>
       <select id={id} value={props.value} onChange={(e) => props.onChange((e.target as HTMLSelectElement).value)}>
         {props.options.map((o) => (
-          <option value={o.value} key={o.value}>
+          <option value={o.value} key={o.value} disabled={o.disabled}>
             {o.label}
           </option>
         ))}
@@ -78,16 +114,19 @@ export function useAction(): { busy: boolean; error?: string; run: (action: () =
   return { busy, error, run, setError };
 }
 
-// Loads data for a screen; `reload` loads it again.
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data?: T; error?: string; loading: boolean; reload: () => void } {
-  const [state, setState] = useState<{ data?: T; error?: string; loading: boolean }>({ loading: true });
+// Loads data for a screen; `reload` loads it again. A feature switched off is `off`, not an error.
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data?: T; error?: string; off?: FeatureOff; loading: boolean; reload: () => void } {
+  const [state, setState] = useState<{ data?: T; error?: string; off?: FeatureOff; loading: boolean }>({ loading: true });
   const [tick, setTick] = useState(0);
   useEffect(() => {
     let live = true;
     setState((s) => ({ ...s, loading: true, error: undefined }));
     load().then(
       (data) => live && setState({ data, loading: false }),
-      (e: Error) => live && setState({ error: e.message, loading: false }),
+      (e: Error) => {
+        const off = featureOff(e);
+        if (live) setState(off ? { off, loading: false } : { error: e.message, loading: false });
+      },
     );
     return () => {
       live = false;
@@ -114,11 +153,21 @@ export function Pager(props: { page: number; pages: number; total?: number; onPa
 }
 
 // A table of rows with its column headings; `actions` adds a last column for row buttons
-// (named for screen readers only), `caption` names it for them.
+// (named for screen readers only), `caption` names it for them. In a narrow column each row is
+// stacked, its cells labelled by their headings (data-label, styles.css), so no cell or button
+// is out of sight.
 export function Table(props: { columns: string[]; actions?: boolean; caption?: string; children: ComponentChildren }) {
+  const body = useRef<HTMLTableSectionElement>(null);
+  useLayoutEffect(() => {
+    for (const row of Array.from(body.current?.rows ?? [])) {
+      Array.from(row.cells).forEach((cell, i) => {
+        if (cell.colSpan === 1) cell.dataset.label = props.columns[i] ?? '';
+      });
+    }
+  });
   return (
     <div class="table-wrap">
-      <table>
+      <table class="stack">
         {props.caption && <caption class="sr-only">{props.caption}</caption>}
         <thead>
           <tr>
@@ -134,7 +183,7 @@ export function Table(props: { columns: string[]; actions?: boolean; caption?: s
             )}
           </tr>
         </thead>
-        <tbody>{props.children}</tbody>
+        <tbody ref={body}>{props.children}</tbody>
       </table>
     </div>
   );

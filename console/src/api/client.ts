@@ -57,6 +57,12 @@ async function fetchWithRefresh(request: Request): Promise<Response> {
 export const api = createClient<paths>({ baseUrl: '', fetch: fetchWithRefresh });
 api.use(credentials);
 
+// The header of a call about the administrator itself (its sessions, its factors): its own
+// store, whichever store it looks at ('' sends none: root).
+export function own(): Record<string, string> {
+  return { [STORE_HEADER]: session()?.store ?? '' };
+}
+
 // An error answer of the API as its human sentence: the body's `detail` when it has one (the
 // sentence the service wrote for people), else a sentence for its `errCode`; never raw JSON.
 export interface ErrorAnswer {
@@ -81,10 +87,13 @@ const SENTENCES: Record<string, string> = {
   MfaEnrollmentRequired: 'Your role requires a second factor: set one up first.',
 };
 
+// The service writes details as lower-case clauses: shown as sentences.
+const asSentence = (text: string) => text.charAt(0).toUpperCase() + text.slice(1) + (/[.!?]$/.test(text) ? '' : '.');
+
 export function sentenceOf(error: unknown, status?: number): string {
   if (error && typeof error === 'object') {
     const e = error as ErrorAnswer;
-    if (e.detail) return e.detail;
+    if (e.detail) return asSentence(e.detail);
     if (e.errCode && SENTENCES[e.errCode]) return SENTENCES[e.errCode];
     if (e.errCode) return e.errCode.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/^./, (c) => c.toUpperCase()) + '.';
     if (e.message === 'No login found') return SENTENCES.Unauthorized;
@@ -93,17 +102,44 @@ export function sentenceOf(error: unknown, status?: number): string {
   return status ? `The service answered ${status}.` : 'The service could not be reached.';
 }
 
-// The data of a call, or a thrown Error carrying the sentence (screens show `error.message`).
+// A refused call: its sentence (screens show `message`) and the answer's errCode.
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly errCode?: string,
+  ) {
+    super(message);
+  }
+}
+
+// Features the settings switch off: their routes answer 404 with these codes. The console shows
+// them as off, naming the settings key, and offers none of their actions.
+export interface FeatureOff {
+  what: string;
+  key: string;
+}
+const FEATURES_OFF: Record<string, FeatureOff> = {
+  UserGroupsInactive: { what: 'User groups are', key: 'userGroupsActive' },
+  WebAuthnNotConfigured: { what: 'Passkeys are', key: 'webauthn' },
+  SubscriptionNotFound: { what: 'This event subscription is', key: 'eventSubscriptions' },
+};
+
+export function featureOff(error: unknown): FeatureOff | undefined {
+  const code = error instanceof ApiError ? error.errCode : (error as ErrorAnswer | undefined)?.errCode;
+  return code ? FEATURES_OFF[code] : undefined;
+}
+
+// The data of a call, or a thrown ApiError carrying the sentence.
 export async function must<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   let result: { data?: T; error?: unknown; response: Response };
   try {
     result = await call;
   } catch {
-    throw new Error('The service could not be reached.');
+    throw new ApiError('The service could not be reached.');
   }
   if (result.error !== undefined || !result.response.ok) {
     if (result.response.status === 401 && session()) setSession(undefined);
-    throw new Error(sentenceOf(result.error, result.response.status));
+    throw new ApiError(sentenceOf(result.error, result.response.status), (result.error as ErrorAnswer | undefined)?.errCode);
   }
   return result.data as T;
 }

@@ -64,6 +64,16 @@ export function isAdmin(s: Session): boolean {
   return rolesOf(s.login).some((r) => ADMIN_ROLES.includes(r));
 }
 
+// The store the console's screens act on, as the notices name it.
+export function storeName(s: Session): string {
+  return s.target ? `store ${s.target}` : 'the root store';
+}
+
+// A SaaS administrator looking at another store than the one it signed in to.
+export function looksElsewhere(s: Session): boolean {
+  return s.target !== s.store;
+}
+
 // A SaaS administrator (root store) may look at any store.
 export function isSaasAdmin(s: Session): boolean {
   return s.store === '' && rolesOf(s.login).some((r) => SAAS_ADMIN_ROLES.includes(r));

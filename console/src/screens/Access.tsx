@@ -1,7 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api, must } from '../api/client';
+import type { components } from '../api/schema';
+import { storeName } from '../api/session';
 import type { ScreenProps } from '../nav';
-import { ErrorText, Field, Notice, Section, Select, Table, useAction, useLoad } from '../ui';
+import { ErrorText, Field, Notice, Off, Scope, Section, Select, Table, useAction, useLoad } from '../ui';
 import { roleOptions } from './roles';
 
 // Access control of the looked-at store (docs/access-control.md): user groups and their
@@ -9,31 +11,45 @@ import { roleOptions } from './roles';
 export default function Access({ session }: ScreenProps) {
   const users = useLoad(async () => (await must(api.GET('/auth-api/v1/users', { params: { query: { pageRowCount: 100 } } }))).users, []);
   const groups = useLoad(async () => (await must(api.GET('/auth-api/v1/usergroups', { params: { query: { pageRowCount: 100 } } }))).userGroups, []);
+  // Every permission the service knows, and whether the administrator holds it here: the grant
+  // form picks from these names.
+  const mine = useLoad(() => must(api.GET('/auth-api/permissions')), []);
   const userName = (id: string | null) => {
     const u = users.data?.find((x) => x.id === id);
     return u ? (u.email ?? u.mobile ?? u.id) : (id ?? '—');
   };
+  const where = storeName(session);
   return (
     <>
       <h1>Access</h1>
-      <Groups groups={groups} users={users.data ?? []} userName={userName} />
-      <Grants session={session} groups={groups.data ?? []} users={users.data ?? []} userName={userName} />
-      <Mine />
+      <Scope session={session} />
+      <Groups where={where} groups={groups} users={users.data ?? []} userName={userName} />
+      <Grants session={session} groupsOn={!groups.off} groups={groups.data ?? []} users={users.data ?? []} permissions={mine.data?.permissions ?? []} userName={userName} />
+      <Mine mine={mine} />
     </>
   );
 }
 
-type Loaded<T> = { data?: T; error?: string; reload: () => void };
+type Loaded<T> = { data?: T; error?: string; off?: { what: string; key: string }; reload: () => void };
+type Decision = components['schemas']['PermissionDecision'];
 type Group = { id: string; groupName: string; storeId: string | null };
 type User = { id: string; email?: string | null; mobile?: string | null };
 
-function Groups({ groups, users, userName }: { groups: Loaded<Group[]>; users: User[]; userName: (id: string | null) => string }) {
+function Groups({ where, groups, users, userName }: { where: string; groups: Loaded<Group[]>; users: User[]; userName: (id: string | null) => string }) {
   const [name, setName] = useState('');
   const [open, setOpen] = useState<string>();
+  const [notice, setNotice] = useState<string>();
   const action = useAction();
+  if (groups.off)
+    return (
+      <Section title="User groups">
+        <Off off={groups.off} />
+      </Section>
+    );
   return (
     <Section title="User groups">
       <ErrorText error={groups.error ?? action.error} />
+      <Notice text={notice} />
       <ul class="list" aria-label="Groups">
         {(groups.data ?? []).map((g) => (
           <li key={g.id}>
@@ -54,6 +70,7 @@ function Groups({ groups, users, userName }: { groups: Loaded<Group[]>; users: U
                     confirm(`Delete the group ${g.groupName}, its memberships and its grants?`) &&
                     action.run(async () => {
                       await must(api.DELETE('/auth-api/v1/usergroups/{id}', { params: { path: { id: g.id } } }));
+                      setNotice(`The group ${g.groupName} was deleted from ${where}.`);
                       groups.reload();
                     })
                   }
@@ -62,7 +79,7 @@ function Groups({ groups, users, userName }: { groups: Loaded<Group[]>; users: U
                 </button>
               </span>
             </div>
-            {open === g.id && <Members group={g} users={users} userName={userName} />}
+            {open === g.id && <Members where={where} group={g} users={users} userName={userName} />}
           </li>
         ))}
         {groups.data && !groups.data.length && <li>No groups.</li>}
@@ -71,8 +88,10 @@ function Groups({ groups, users, userName }: { groups: Loaded<Group[]>; users: U
         class="row"
         onSubmit={(e) => {
           e.preventDefault();
+          setNotice(undefined);
           void action.run(async () => {
             await must(api.POST('/auth-api/v1/usergroups', { body: { groupName: name.trim() } }));
+            setNotice(`The group ${name.trim()} was created in ${where}.`);
             setName('');
             groups.reload();
           });
@@ -85,13 +104,15 @@ function Groups({ groups, users, userName }: { groups: Loaded<Group[]>; users: U
   );
 }
 
-function Members({ group, users, userName }: { group: Group; users: User[]; userName: (id: string | null) => string }) {
+function Members({ where, group, users, userName }: { where: string; group: Group; users: User[]; userName: (id: string | null) => string }) {
   const members = useLoad(async () => (await must(api.GET('/auth-api/v1/usergroupmembers', { params: { query: { groupId: group.id, pageRowCount: 100 } } }))).userGroupMembers, [group.id]);
   const [userId, setUserId] = useState('');
+  const [notice, setNotice] = useState<string>();
   const action = useAction();
   return (
     <div class="nested">
       <ErrorText error={members.error ?? action.error} />
+      <Notice text={notice} />
       <ul class="list" aria-label={`Members of ${group.groupName}`}>
         {(members.data ?? []).map((m) => (
           <li key={m.id} class="row">
@@ -102,6 +123,7 @@ function Members({ group, users, userName }: { group: Group; users: User[]; user
               onClick={() =>
                 action.run(async () => {
                   await must(api.DELETE('/auth-api/v1/usergroupmembers/{id}', { params: { path: { id: m.id } } }));
+                  setNotice(`${userName(m.userId)} left ${group.groupName} in ${where}.`);
                   members.reload();
                 })
               }
@@ -118,6 +140,7 @@ function Members({ group, users, userName }: { group: Group; users: User[]; user
           e.preventDefault();
           void action.run(async () => {
             await must(api.POST('/auth-api/v1/usergroupmembers', { body: { groupId: group.id, userId } }));
+            setNotice(`${userName(userId)} joined ${group.groupName} in ${where}.`);
             members.reload();
           });
         }}
@@ -129,7 +152,7 @@ function Members({ group, users, userName }: { group: Group; users: User[]; user
   );
 }
 
-function Grants({ session, groups, users, userName }: ScreenProps & { groups: Group[]; users: User[]; userName: (id: string | null) => string }) {
+function Grants({ session, groupsOn, groups, users, permissions, userName }: ScreenProps & { groupsOn: boolean; groups: Group[]; users: User[]; permissions: Decision[]; userName: (id: string | null) => string }) {
   const grants = useLoad(async () => (await must(api.GET('/auth-api/v1/permissiongrants', { params: { query: { pageRowCount: 100 } } }))).permissionGrants, []);
   const [permission, setPermission] = useState('');
   const [kind, setKind] = useState<'roleId' | 'userId' | 'groupId' | 'store'>('roleId');
@@ -146,6 +169,12 @@ function Grants({ session, groups, users, userName }: ScreenProps & { groups: Gr
           ? groups.map((g) => ({ value: g.id, label: g.groupName }))
           : [];
   const groupName = (id: string | null) => groups.find((g) => g.id === id)?.groupName ?? id;
+  const where = storeName(session);
+  // A permission is granted or denied only by someone who holds it (403 PermissionNotHeld).
+  const names = [
+    { value: '', label: 'Choose a permission' },
+    ...permissions.map((p) => ({ value: p.permission, label: p.canDo ? p.permission : `${p.permission} (you do not hold it)`, disabled: !p.canDo })),
+  ];
   return (
     <Section title="Permission grants">
       <ErrorText error={grants.error ?? action.error} />
@@ -167,7 +196,7 @@ function Grants({ session, groups, users, userName }: ScreenProps & { groups: Gr
                 onClick={() =>
                   action.run(async () => {
                     await must(api.DELETE('/auth-api/v1/permissiongrants/{id}', { params: { path: { id: g.id } } }));
-                    setNotice('The grant was deleted.');
+                    setNotice(`The grant of ${g.permission} was deleted from ${where}.`);
                     grants.reload();
                   })
                 }
@@ -190,20 +219,20 @@ function Grants({ session, groups, users, userName }: ScreenProps & { groups: Gr
           setNotice(undefined);
           void action.run(async () => {
             const target = kind === 'store' ? {} : { [kind]: to };
-            await must(api.POST('/auth-api/v1/permissiongrants', { body: { permission: permission.trim(), canDo: canDo === 'true', ...target } }));
-            setNotice('The grant was added.');
+            await must(api.POST('/auth-api/v1/permissiongrants', { body: { permission, canDo: canDo === 'true', ...target } }));
+            setNotice(`The grant of ${permission} was added in ${where}.`);
             grants.reload();
           });
         }}
       >
-        <Field label="Permission (e.g. user.read)" value={permission} onInput={setPermission} required />
+        <Select label="Permission" value={permission} options={names} onChange={setPermission} />
         <Select
           label="Granted to"
           value={kind}
           options={[
             { value: 'roleId', label: 'A role' },
             { value: 'userId', label: 'A user' },
-            { value: 'groupId', label: 'A group' },
+            ...(groupsOn ? [{ value: 'groupId', label: 'A group' }] : []),
             { value: 'store', label: 'The whole store' },
           ]}
           onChange={(v) => {
@@ -222,7 +251,7 @@ function Grants({ session, groups, users, userName }: ScreenProps & { groups: Gr
           onChange={setCanDo}
         />
         <div class="row">
-          <button disabled={action.busy || (kind !== 'store' && !to)}>Add the grant</button>
+          <button disabled={action.busy || !permission || (kind !== 'store' && !to)}>Add the grant</button>
         </div>
       </form>
     </Section>
@@ -230,8 +259,7 @@ function Grants({ session, groups, users, userName }: ScreenProps & { groups: Gr
 }
 
 // What the signed-in administrator may do in the looked-at store.
-function Mine() {
-  const mine = useLoad(() => must(api.GET('/auth-api/permissions')), []);
+function Mine({ mine }: { mine: { data?: { permissions: Decision[] }; error?: string } }) {
   return (
     <Section title="What you may do here">
       <ErrorText error={mine.error} />

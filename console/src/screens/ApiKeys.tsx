@@ -1,13 +1,17 @@
 import { useState } from 'preact/hooks';
 import { api, must } from '../api/client';
 import type { components } from '../api/schema';
+import { looksElsewhere, storeName } from '../api/session';
 import type { ScreenProps } from '../nav';
-import { ErrorText, Field, Notice, Section, Table, useAction, useLoad, when } from '../ui';
+import { ErrorText, Field, Notice, Scope, Section, Table, useAction, useLoad, when } from '../ui';
 
 type Created = components['schemas']['CreatedApiKeyResponse'];
 
-// API keys of the looked-at store: create (the key is shown this once), list, delete.
-export default function ApiKeys(_: ScreenProps) {
+// API keys of the looked-at store: create (the key is shown this once), list, delete. A key acts
+// for its creator, a user of its store: a SaaS administrator looking at another store lists and
+// deletes its keys but makes none there (the API answers 403 ApiKeyOutsideOwnStore).
+export default function ApiKeys({ session }: ScreenProps) {
+  const where = storeName(session);
   const list = useLoad(() => must(api.GET('/auth-api/v1/apikeys')), []);
   const [name, setName] = useState('');
   const [created, setCreated] = useState<Created>();
@@ -18,27 +22,35 @@ export default function ApiKeys(_: ScreenProps) {
   return (
     <>
       <h1>API keys</h1>
+      <Scope session={session} />
       <Section title="Create a key">
-        <form
-          class="row"
-          onSubmit={(e) => {
-            e.preventDefault();
-            setCopied(false);
-            setNotice(undefined);
-            void action.run(async () => {
-              setCreated((await must(api.POST('/auth-api/v1/apikeys', { body: { name: name.trim() } }))).apiKey);
-              setName('');
-              list.reload();
-            });
-          }}
-        >
-          <Field label="Key name" value={name} onInput={setName} required />
-          <button disabled={action.busy}>Create</button>
-        </form>
+        {looksElsewhere(session) ? (
+          <p>
+            A key acts for the user who makes it, and you are not a user of {where}: its keys are made by its own owner or administrators. Here you may see and delete
+            them.
+          </p>
+        ) : (
+          <form
+            class="row"
+            onSubmit={(e) => {
+              e.preventDefault();
+              setCopied(false);
+              setNotice(undefined);
+              void action.run(async () => {
+                setCreated((await must(api.POST('/auth-api/v1/apikeys', { body: { name: name.trim() } }))).apiKey);
+                setName('');
+                list.reload();
+              });
+            }}
+          >
+            <Field label="Key name" value={name} onInput={setName} required />
+            <button disabled={action.busy}>Create</button>
+          </form>
+        )}
         {created && (
           <div class="secret" role="status">
             <p>
-              The key <strong>{created.name}</strong>: copy it now, it is not shown again.
+              The key <strong>{created.name}</strong> of {where}, acting for you as {created.roles.join(', ')}: copy it now, it is not shown again.
             </p>
             <code data-testid="new-api-key">{created.key}</code>
             <button
@@ -55,7 +67,7 @@ export default function ApiKeys(_: ScreenProps) {
           </div>
         )}
       </Section>
-      <Section title="Keys">
+      <Section title={`Keys of ${where}`}>
         <ErrorText error={list.error ?? action.error} />
         <Notice text={notice} />
         <Table columns={['Name', 'Starts with', 'Created', 'Last used']} actions>
@@ -78,7 +90,7 @@ export default function ApiKeys(_: ScreenProps) {
                     action.run(async () => {
                       await must(api.DELETE('/auth-api/v1/apikeys/{id}', { params: { path: { id: k.id } } }));
                       if (created?.id === k.id) setCreated(undefined);
-                      setNotice(`The key ${k.name} was deleted.`);
+                      setNotice(`The key ${k.name} was deleted from ${where}.`);
                       list.reload();
                     })
                   }

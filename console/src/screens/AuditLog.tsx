@@ -1,10 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, must, sentenceOf, STORE_HEADER } from '../api/client';
+import { api, featureOff, must, own, sentenceOf, STORE_HEADER, type FeatureOff } from '../api/client';
 import { AUDIT_ACTIONS } from '../api/audit-actions';
 import type { components } from '../api/schema';
-import { session as currentSession } from '../api/session';
+import { looksElsewhere, session as currentSession, type Session } from '../api/session';
 import type { ScreenProps } from '../nav';
-import { ErrorText, Field, Notice, Section, Select, Table, useAction, useLoad, when } from '../ui';
+import { BASE } from '../router';
+import { ErrorText, Field, Notice, Off, plural, Scope, Section, Select, Table, useAction, useLoad, when } from '../ui';
+import { userLabel } from './Users';
 
 type Entry = components['schemas']['AuditEntryResponse'];
 interface Filters {
@@ -36,8 +38,9 @@ function matches(e: Entry, f: Filters): boolean {
 
 // Follows new entries over the event channel (SSE): EventSource sends no headers, so the token
 // and the store go in the query (`access_token`, `_store`), as docs/events.md says.
-function useLive(on: boolean, onEntry: (e: Entry) => void): { error?: string; following: boolean } {
+function useLive(on: boolean, onEntry: (e: Entry) => void): { error?: string; off?: FeatureOff; following: boolean } {
   const [error, setError] = useState<string>();
+  const [off, setOff] = useState<FeatureOff>();
   const [following, setFollowing] = useState(false);
   useEffect(() => {
     if (!on) return;
@@ -45,6 +48,7 @@ function useLive(on: boolean, onEntry: (e: Entry) => void): { error?: string; fo
     const query = new URLSearchParams({ topics: AUDIT_ACTIONS.join(','), access_token: s.login.accessToken, ...(s.target && { _store: s.target }) });
     const source = new EventSource(`/events/${LIVE_SUBSCRIPTION}/stream?${query}`);
     setError(undefined);
+    setOff(undefined);
     source.addEventListener('subscribed', () => setFollowing(true));
     source.addEventListener('event', (m) => {
       const data = (JSON.parse((m as MessageEvent).data) as { data: Entry | { entry: Entry } }).data;
@@ -52,7 +56,10 @@ function useLive(on: boolean, onEntry: (e: Entry) => void): { error?: string; fo
     });
     source.addEventListener('error', (m) => {
       const text = (m as MessageEvent).data;
-      if (text) setError(JSON.parse(text).detail ?? 'The live stream ended.');
+      const answer = text ? JSON.parse(text) : undefined;
+      // The settings may drop the console's subscription: live entries are then off.
+      if (featureOff(answer)) setOff({ what: `Live entries (subscription ${LIVE_SUBSCRIPTION}) are`, key: 'eventSubscriptions' });
+      else if (answer) setError(sentenceOf(answer));
       else if (source.readyState === EventSource.CLOSED) setError('The live stream could not be opened.');
       setFollowing(false);
     });
@@ -61,7 +68,7 @@ function useLive(on: boolean, onEntry: (e: Entry) => void): { error?: string; fo
       setFollowing(false);
     };
   }, [on]);
-  return { error, following };
+  return { error, off, following };
 }
 
 // The query the audit routes take: the filters set, instants in ISO form.
@@ -73,7 +80,7 @@ function queryOf(f: Filters): Record<string, string> {
 
 // The looked-at store's audit log: the API's filters, keyset pages (nextCursor → after=),
 // exports.
-export default function AuditLog(_: ScreenProps) {
+export default function AuditLog({ session }: ScreenProps) {
   const [draft, setDraft] = useState<Filters>(EMPTY);
   const [filters, setFilters] = useState<Filters>(EMPTY);
   // The cursors of the pages before the current one, for Previous.
@@ -90,6 +97,7 @@ export default function AuditLog(_: ScreenProps) {
   const next = (page.data as { nextCursor?: string } | undefined)?.nextCursor;
   const loaded = page.data?.auditLogs ?? [];
   const entries = [...arrived.filter((e) => matches(e, filters) && !loaded.some((x) => x.id === e.id)), ...loaded];
+  const names = useNames(session, entries);
 
   const download = (format: 'ndjson' | 'csv') =>
     exporting.run(async () => {
@@ -110,6 +118,7 @@ export default function AuditLog(_: ScreenProps) {
   return (
     <>
       <h1>Audit log</h1>
+      <Scope session={session} />
       <Section title="Filters">
         <form
           class="filters"
@@ -162,13 +171,14 @@ export default function AuditLog(_: ScreenProps) {
           <label for="audit-live">Follow new entries live</label>
         </div>
         <ErrorText error={liveState.error} />
+        <Off off={liveState.off} />
         <Notice text={liveState.following ? 'Following new entries.' : undefined} />
       </Section>
       <Section title="Entries">
         <ErrorText error={page.error} />
         <Table columns={['When', 'Action', 'Outcome', 'Actor', 'Target', 'IP']}>
           {entries.map((e) => (
-            <Row key={e.id} entry={e} />
+            <Row key={e.id} entry={e} names={names} />
           ))}
           {page.data && !entries.length && (
             <tr>
@@ -181,7 +191,7 @@ export default function AuditLog(_: ScreenProps) {
             Newer
           </button>
           <span>
-            {page.data?.paging && `${page.data.paging.totalRowCount} ${page.data.paging.totalRowCount === 1 ? 'entry' : 'entries'}`}
+            {page.data?.paging && plural(page.data.paging.totalRowCount, 'entry', 'entries')}
             {entries.length > loaded.length && ` (+${entries.length - loaded.length} live)`}
           </span>
           <button type="button" disabled={!next} onClick={() => next && setCursors([...cursors, next])}>
@@ -193,8 +203,97 @@ export default function AuditLog(_: ScreenProps) {
   );
 }
 
-function Row({ entry: e }: { entry: Entry }) {
+// A user met in the entries: its name, and whether it is a user of the looked-at store (a link
+// to it) or of the administrator's own (a SaaS administrator acting from the root).
+interface Named {
+  label: string;
+  here: boolean;
+}
+type Names = Map<string, Named | null>;
+
+// The names of the users the entries name, each asked once (GET /v1/users/:id): in the
+// looked-at store, then, for a SaaS administrator looking elsewhere, in its own. null: in
+// neither (deleted since, or of another store).
+function useNames(session: Session, entries: Entry[]): Names {
+  const [names, setNames] = useState<Names>(new Map());
+  const ids = [...new Set(entries.flatMap((e) => [userIdOf(e.actor), e.target?.type === 'user' ? e.target.id : null]))].filter((id): id is string => !!id && !names.has(id));
+  useEffect(() => {
+    if (!ids.length) return;
+    let live = true;
+    const find = async (id: string, headers?: Record<string, string>) => {
+      const { data } = await api.GET('/auth-api/v1/users/{id}', { params: { path: { id } }, headers });
+      return data?.user;
+    };
+    void Promise.all(
+      ids.map(async (id): Promise<[string, Named | null]> => {
+        const here = await find(id).catch(() => undefined);
+        if (here) return [id, { label: userLabel(here), here: true }];
+        const mine = looksElsewhere(session) ? await find(id, own()).catch(() => undefined) : undefined;
+        return [id, mine ? { label: userLabel(mine), here: false } : null];
+      }),
+    ).then((found) => live && setNames((known) => new Map([...known, ...found])));
+    return () => {
+      live = false;
+    };
+  }, [ids.join()]);
+  return names;
+}
+
+function userIdOf(actor: Entry['actor']): string | null {
+  const a = actor as { type?: string; id?: string | null };
+  return a.type === 'user' || a.type === 'apiKey' ? (a.id ?? null) : null;
+}
+
+const shortId = (id: string) => id.slice(0, 8);
+
+// A user as a name: a link to it in the Users screen when it is of the looked-at store.
+function UserName({ id, names, session }: { id: string; names: Names; session: Session }) {
+  const n = names.get(id);
+  if (n === undefined) return <span title={id}>user {shortId(id)}…</span>;
+  if (n === null) return <span title={id}>a user no longer here ({shortId(id)}…)</span>;
+  if (!n.here) return <span title={id}>{n.label} ({session.store ? `store ${session.store}` : 'root'})</span>;
+  return (
+    <a href={`${BASE}/users?user=${id}`} title={id}>
+      {n.label}
+    </a>
+  );
+}
+
+function Actor({ entry: e, names }: { entry: Entry; names: Names }) {
   const actor = e.actor as { type?: string; id?: string | null; roleId?: string | null };
+  const s = currentSession()!;
+  const role = actor.roleId ? ` (${actor.roleId})` : '';
+  if (actor.type === 'user' && actor.id)
+    return (
+      <>
+        <UserName id={actor.id} names={names} session={s} />
+        {role}
+      </>
+    );
+  if (actor.type === 'apiKey' && actor.id)
+    return (
+      <>
+        an API key of <UserName id={actor.id} names={names} session={s} />
+        {role}
+      </>
+    );
+  if (actor.type === 'anonymous') return <>someone not signed in</>;
+  return <>{[actor.type, actor.id && shortId(actor.id)].filter(Boolean).join(' ')}</>;
+}
+
+function Target({ entry: e, names }: { entry: Entry; names: Names }) {
+  const t = e.target;
+  const details = (e.details ?? {}) as Record<string, unknown>;
+  if (!t) return <>—</>;
+  if (t.type === 'user' && t.id) return <UserName id={t.id} names={names} session={currentSession()!} />;
+  if (t.type === 'apiKey' && typeof details.name === 'string') return <>the API key {details.name}</>;
+  if (t.type === 'store' && typeof details.codename === 'string') return <>store {details.codename}</>;
+  if (t.type === 'permissionGrant' && typeof details.permission === 'string') return <>a grant of {details.permission}</>;
+  if (t.type === 'session') return <span title={t.id ?? undefined}>a session</span>;
+  return <span title={t.id ?? undefined}>{[t.type, t.id && `${shortId(t.id)}…`].filter(Boolean).join(' ')}</span>;
+}
+
+function Row({ entry: e, names }: { entry: Entry; names: Names }) {
   return (
     <tr class={e.outcome === 'failure' ? 'failure' : undefined}>
       <td>{when(e.at)}</td>
@@ -203,8 +302,12 @@ function Row({ entry: e }: { entry: Entry }) {
         {e.reason && <small> {e.reason}</small>}
       </td>
       <td>{e.outcome}</td>
-      <td>{[actor.type, actor.id].filter(Boolean).join(' ')}</td>
-      <td>{e.target ? [e.target.type, e.target.id].filter(Boolean).join(' ') : '—'}</td>
+      <td>
+        <Actor entry={e} names={names} />
+      </td>
+      <td>
+        <Target entry={e} names={names} />
+      </td>
       <td>{e.ip ?? '—'}</td>
     </tr>
   );

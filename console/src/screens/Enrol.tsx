@@ -1,14 +1,14 @@
 import { useState } from 'preact/hooks';
-import { api, must } from '../api/client';
+import { api, featureOff, must, own, type FeatureOff } from '../api/client';
 import type { components } from '../api/schema';
 import { creationOptions, credentialJson, passkeysSupported } from '../api/webauthn';
-import { ErrorText, Field, Notice, useAction } from '../ui';
+import { ErrorText, Field, Notice, Off, useAction } from '../ui';
 
 type Setup = components['schemas']['TotpSetupResponse'];
 
 // Adds an authenticator app: the QR code and secret the API gives, then a code to confirm it;
 // the recovery codes are shown once. Used by the sign-in (when the role requires a factor) and
-// by the Security screen.
+// by the Security screen. Factors are the administrator's own: its own store's header.
 export function TotpSetup({ onDone }: { onDone: () => void }) {
   const [setup, setSetup] = useState<Setup>();
   const [code, setCode] = useState('');
@@ -34,7 +34,7 @@ export function TotpSetup({ onDone }: { onDone: () => void }) {
     return (
       <div>
         <ErrorText error={action.error} />
-        <button type="button" disabled={action.busy} onClick={() => action.run(async () => setSetup(await must(api.POST('/auth-api/mfa/totp/setup'))))}>
+        <button type="button" disabled={action.busy} onClick={() => action.run(async () => setSetup(await must(api.POST('/auth-api/mfa/totp/setup', { headers: own() }))))}>
           Set up an authenticator app
         </button>
       </div>
@@ -43,7 +43,7 @@ export function TotpSetup({ onDone }: { onDone: () => void }) {
     <form
       onSubmit={(e) => {
         e.preventDefault();
-        void action.run(async () => setRecovery((await must(api.POST('/auth-api/mfa/totp/confirm', { body: { code: code.trim() } }))).recoveryCodes));
+        void action.run(async () => setRecovery((await must(api.POST('/auth-api/mfa/totp/confirm', { body: { code: code.trim() }, headers: own() }))).recoveryCodes));
       }}
     >
       <p>Scan this code with your authenticator app, or type the secret into it.</p>
@@ -63,16 +63,23 @@ export function PasskeySetup({ onDone }: { onDone: () => void }) {
   const [name, setName] = useState('This browser');
   const [done, setDone] = useState(false);
   const action = useAction();
+  const [off, setOff] = useState<FeatureOff>();
   if (!passkeysSupported()) return <p>This browser cannot hold passkeys.</p>;
+  // Passkeys switched off in the settings: said, and nothing more to click.
+  if (off) return <Off off={off} />;
   return (
     <form
       onSubmit={(e) => {
         e.preventDefault();
         void action.run(async () => {
-          const options = await must(api.POST('/auth-api/passkeys/register/options'));
+          const options = await must(api.POST('/auth-api/passkeys/register/options', { headers: own() })).catch((e: unknown) => {
+            if (!featureOff(e)) throw e;
+            setOff(featureOff(e));
+          });
+          if (!options) return;
           const credential = (await navigator.credentials.create({ publicKey: creationOptions(options as Record<string, unknown>) })) as PublicKeyCredential | null;
           if (!credential) throw new Error('The browser made no passkey.');
-          await must(api.POST('/auth-api/passkeys/register/verify', { body: { response: credentialJson(credential), name } as never }));
+          await must(api.POST('/auth-api/passkeys/register/verify', { body: { response: credentialJson(credential), name } as never, headers: own() }));
           setDone(true);
           onDone();
         });

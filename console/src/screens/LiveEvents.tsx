@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
+import { featureOff, sentenceOf, type FeatureOff } from '../api/client';
 import { session as currentSession } from '../api/session';
 import type { ScreenProps } from '../nav';
-import { ErrorText, Field, Notice, Section } from '../ui';
+import { ErrorText, Field, Notice, Off, Scope, Section } from '../ui';
 
 interface Arrived {
   at: string;
@@ -11,7 +12,7 @@ interface Arrived {
 
 // Subscribes to an SSE subscription of the settings (docs/events.md; the shipped `live-sse`)
 // with the store's topics the administrator may see, and shows the events as they arrive.
-export default function LiveEvents(_: ScreenProps) {
+export default function LiveEvents({ session }: ScreenProps) {
   const [name, setName] = useState('live-sse');
   const [topics, setTopics] = useState('userCreated,userUpdated,apiKeyCreated,sessionEnded,storeCreated');
   const [on, setOn] = useState(false);
@@ -19,6 +20,7 @@ export default function LiveEvents(_: ScreenProps) {
   const [rejected, setRejected] = useState<string[]>([]);
   const [events, setEvents] = useState<Arrived[]>([]);
   const [error, setError] = useState<string>();
+  const [off, setOff] = useState<FeatureOff>();
 
   useEffect(() => {
     if (!on) return;
@@ -26,6 +28,7 @@ export default function LiveEvents(_: ScreenProps) {
     const query = new URLSearchParams({ topics: topics.replace(/\s+/g, ''), access_token: s.login.accessToken, ...(s.target && { _store: s.target }) });
     const source = new EventSource(`/events/${encodeURIComponent(name.trim())}/stream?${query}`);
     setError(undefined);
+    setOff(undefined);
     source.addEventListener('subscribed', (m) => {
       const answer = JSON.parse((m as MessageEvent).data) as { topics: string[]; rejected: { topic: string; reason: string }[] };
       setAccepted(answer.topics);
@@ -37,7 +40,10 @@ export default function LiveEvents(_: ScreenProps) {
     });
     source.addEventListener('error', (m) => {
       const text = (m as MessageEvent).data;
-      if (text) setError(JSON.parse(text).detail ?? 'The stream ended.');
+      const answer = text ? JSON.parse(text) : undefined;
+      // No such subscription in the settings: that one is off, not broken.
+      if (featureOff(answer)) setOff({ what: `The SSE subscription ${name.trim()} is`, key: 'eventSubscriptions' });
+      else if (answer) setError(sentenceOf(answer));
       else if (source.readyState === EventSource.CLOSED) setError('The stream could not be opened: check the subscription name and the topics.');
     });
     return () => {
@@ -49,6 +55,7 @@ export default function LiveEvents(_: ScreenProps) {
   return (
     <>
       <h1>Live events</h1>
+      <Scope session={session} />
       <Section title="Subscription">
         <form
           onSubmit={(e) => {
@@ -62,6 +69,7 @@ export default function LiveEvents(_: ScreenProps) {
           <button>{on ? 'Stop' : 'Start'}</button>
         </form>
         <ErrorText error={error} />
+        <Off off={off} />
         <Notice text={accepted ? `Listening to ${accepted.join(', ') || 'no topic'}.` : undefined} />
         {rejected.length > 0 && <p>Refused: {rejected.join(', ')}.</p>}
       </Section>

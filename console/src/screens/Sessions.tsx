@@ -1,12 +1,12 @@
 import { useState } from 'preact/hooks';
-import { api, must, STORE_HEADER } from '../api/client';
+import { api, must, own } from '../api/client';
 import type { ScreenProps } from '../nav';
-import { ErrorText, Notice, Section, useAction, useLoad, when } from '../ui';
+import { ErrorText, Notice, Scope, Section, useAction, useLoad, when } from '../ui';
 
 // The signed-in administrator's own devices (its sessions, in the store it signed in to).
 export default function Sessions({ session }: ScreenProps) {
   // Its own sessions live in its own store, whatever store a SaaS administrator looks at.
-  const headers = { [STORE_HEADER]: session.store };
+  const headers = own();
   const list = useLoad(() => must(api.GET('/auth-api/sessions', { headers })), []);
   const action = useAction();
   const [notice, setNotice] = useState<string>();
@@ -14,6 +14,7 @@ export default function Sessions({ session }: ScreenProps) {
   return (
     <>
       <h1>Sessions</h1>
+      <Scope session={session} own />
       <Section title="Your devices">
         <ErrorText error={list.error ?? action.error} />
         <Notice text={notice} />

@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import { api, must, signOut, STORE_HEADER } from '../api/client';
+import { api, featureOff, must, signOut, STORE_HEADER, type FeatureOff } from '../api/client';
 import { setSession, updateLogin, type LoginAnswer, type Session } from '../api/session';
 import { credentialJson, passkeysSupported, requestOptions } from '../api/webauthn';
-import { ErrorText, Field, Notice, Select, useAction, useLoad } from '../ui';
+import { ErrorText, Field, Notice, Off, Select, useAction, useLoad } from '../ui';
 import { PasskeySetup, TotpSetup } from './Enrol';
 
 // Sign-in: the store (or the root, for SaaS administrators), then a password or a passkey.
@@ -12,6 +12,8 @@ export function SignIn() {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const action = useAction();
+  // Known only once asked: passkeys switched off in the settings answer 404 WebAuthnNotConfigured.
+  const [passkeysOff, setPasskeysOff] = useState<FeatureOff>();
   const stores = useLoad(async () => (await must(api.GET('/auth-api/v1/briefstores', { params: { query: { pageRowCount: 100 } } }))).stores, []);
   const headers = store ? { [STORE_HEADER]: store } : {};
   const signedIn = (login: LoginAnswer) => setSession({ login, store, target: store });
@@ -35,14 +37,19 @@ export function SignIn() {
         <Field label="Password" name="password" type="password" value={password} onInput={setPassword} autocomplete="current-password" required />
         <ErrorText error={action.error} />
         <button disabled={action.busy}>Sign in</button>
-        {passkeysSupported() && (
+        <Off off={passkeysOff} />
+        {passkeysSupported() && !passkeysOff && (
           <button
             type="button"
             class="secondary"
             disabled={action.busy}
             onClick={() =>
               action.run(async () => {
-                const options = await must(api.POST('/auth-api/passkeys/login/options', { headers }));
+                const options = await must(api.POST('/auth-api/passkeys/login/options', { headers })).catch((e: unknown) => {
+                  if (!featureOff(e)) throw e;
+                  setPasskeysOff(featureOff(e));
+                });
+                if (!options) return;
                 const credential = (await navigator.credentials.get({ publicKey: requestOptions(options as Record<string, unknown>) })) as PublicKeyCredential | null;
                 if (!credential) throw new Error('No passkey was chosen.');
                 signedIn(await must(api.POST('/auth-api/passkeys/login/verify', { body: { response: credentialJson(credential) } as never, headers })));

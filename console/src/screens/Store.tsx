@@ -1,9 +1,12 @@
 import { useState } from 'preact/hooks';
 import { api, must } from '../api/client';
 import type { components } from '../api/schema';
-import { isSaasAdmin, setSession } from '../api/session';
+import { isSaasAdmin, setSession, storeName } from '../api/session';
 import type { ScreenProps } from '../nav';
-import { ErrorText, Field, Notice, Pager, SearchForm, Section, useAction, useLoad } from '../ui';
+import { ErrorText, Field, Notice, Pager, Scope, SearchForm, Section, useAction, useLoad } from '../ui';
+
+// The SaaS level's own store: always active (the API answers 403 RootStoreAlwaysActive).
+const ROOT = 'root';
 
 type StoreRecord = components['schemas']['StoreResponse'];
 
@@ -13,14 +16,17 @@ export default function StoreScreen({ session }: ScreenProps) {
   return (
     <>
       <h1>Store</h1>
+      <Scope session={session} />
       <ErrorText error={record.error} />
-      {record.data && <EditStore key={record.data.store.id} store={record.data.store} saas={isSaasAdmin(session)} onSaved={record.reload} />}
+      {record.data && <EditStore key={record.data.store.id} store={record.data.store} where={storeName(session)} saas={isSaasAdmin(session)} onSaved={record.reload} />}
       {isSaasAdmin(session) && <AllStores onPick={(codename) => setSession({ ...session, target: codename })} />}
     </>
   );
 }
 
-function EditStore({ store, saas, onSaved }: { store: StoreRecord; saas: boolean; onSaved: () => void }) {
+function EditStore({ store, where, saas, onSaved }: { store: StoreRecord; where: string; saas: boolean; onSaved: () => void }) {
+  // Only a SaaS administrator (de)activates a store, and never the root.
+  const activation = saas && store.codename !== ROOT;
   const [name, setName] = useState(store.name);
   const [fullname, setFullname] = useState(store.fullname);
   const [avatar, setAvatar] = useState(store.avatar);
@@ -33,8 +39,8 @@ function EditStore({ store, saas, onSaved }: { store: StoreRecord; saas: boolean
         onSubmit={(e) => {
           e.preventDefault();
           void action.run(async () => {
-            await must(api.PATCH('/auth-api/v1/store', { body: { name, fullname, avatar, ...(saas && { isActive: active }) } }));
-            setNotice('Saved.');
+            await must(api.PATCH('/auth-api/v1/store', { body: { name, fullname, avatar, ...(activation && { isActive: active }) } }));
+            setNotice(`Saved: ${where}.`);
             onSaved();
           });
         }}
@@ -43,7 +49,7 @@ function EditStore({ store, saas, onSaved }: { store: StoreRecord; saas: boolean
         <Field label="Name" value={name} onInput={setName} required />
         <Field label="Full name" value={fullname} onInput={setFullname} />
         <Field label="Avatar URL" type="url" value={avatar} onInput={setAvatar} />
-        {saas && (
+        {activation && (
           <div class="field check">
             <input id="store-active" type="checkbox" checked={active} onChange={(e) => setActive((e.target as HTMLInputElement).checked)} />
             <label for="store-active">Active (its users may sign in)</label>

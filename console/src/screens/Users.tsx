@@ -1,29 +1,42 @@
 import { useState } from 'preact/hooks';
 import { api, must } from '../api/client';
 import type { components } from '../api/schema';
-import { rolesOf } from '../api/session';
+import { rolesOf, storeName } from '../api/session';
 import type { ScreenProps } from '../nav';
-import { ErrorText, Field, Notice, Pager, SearchForm, Section, Select, Table, useAction, useLoad, when } from '../ui';
+import { ErrorText, Field, Notice, Pager, Scope, SearchForm, Section, Select, Table, useAction, useLoad, when } from '../ui';
 import { roleOptions } from './roles';
 
 type User = components['schemas']['UserResponse'];
 const PAGE = 20;
 
-// The looked-at store's users: search, pages, create, edit, reset factors, sessions.
+export const userLabel = (u: { email?: string | null; mobile?: string | null; id: string }) => u.email ?? u.mobile ?? u.id;
+
+// The looked-at store's users: search, pages, create, edit, delete, reset factors, sessions.
+// `?user=<id>` opens one (the audit log links its users here), on this page or not.
 export default function Users({ session }: ScreenProps) {
   const [page, setPage] = useState(1);
   const [query, setQuery] = useState('');
-  const [selected, setSelected] = useState<string>();
+  const [selected, setSelected] = useState<string | undefined>(() => new URLSearchParams(location.search).get('user') ?? undefined);
+  const [notice, setNotice] = useState<string>();
   // `search` is sent only when there is one (the route refuses an empty one).
   const list = useLoad(
     () => must(api.GET('/auth-api/v1/users', { params: { query: { pageNumber: page, pageRowCount: PAGE, ...(query && { search: query }) } } })),
     [page, query],
   );
   const users = list.data?.users ?? [];
-  const user = users.find((u) => u.id === selected);
+  const onPage = users.find((u) => u.id === selected);
+  // A user off this page (a link from the audit log) is read on its own.
+  const other = useLoad(async () => (selected && list.data && !onPage ? (await must(api.GET('/auth-api/v1/users/{id}', { params: { path: { id: selected } } }))).user : undefined), [selected, list.data]);
+  const user = onPage ?? other.data;
+  const select = (id?: string) => {
+    setSelected(id);
+    setNotice(undefined);
+    history.replaceState(null, '', id ? `?user=${id}` : location.pathname);
+  };
   return (
     <>
       <h1>Users</h1>
+      <Scope session={session} />
       <Section title="Find users">
         <SearchForm
           label="Search by email, mobile or name"
@@ -32,7 +45,8 @@ export default function Users({ session }: ScreenProps) {
             setQuery(text);
           }}
         />
-        <ErrorText error={list.error} />
+        <ErrorText error={list.error ?? other.error} />
+        <Notice text={notice} />
         <Table columns={['Name', 'Email / mobile', 'Role', 'Active']} actions caption="Users">
           {users.map((u) => (
             <tr key={u.id} aria-selected={u.id === selected}>
@@ -41,7 +55,7 @@ export default function Users({ session }: ScreenProps) {
               <td>{rolesOf(u).join(', ')}</td>
               <td>{u.isActive ? 'yes' : 'no'}</td>
               <td>
-                <button type="button" class="secondary" onClick={() => setSelected(u.id === selected ? undefined : u.id)} aria-label={`Edit ${u.email ?? u.mobile ?? u.id}`}>
+                <button type="button" class="secondary" onClick={() => select(u.id === selected ? undefined : u.id)} aria-label={`Edit ${userLabel(u)}`}>
                   {u.id === selected ? 'Close' : 'Edit'}
                 </button>
               </td>
@@ -55,7 +69,19 @@ export default function Users({ session }: ScreenProps) {
         </Table>
         {list.data?.paging && <Pager page={page} pages={list.data.paging.pageCount} total={list.data.paging.totalRowCount} onPage={setPage} />}
       </Section>
-      {user && <EditUser key={user.id} user={user} session={session} onChanged={list.reload} />}
+      {user && (
+        <EditUser
+          key={user.id}
+          user={user}
+          session={session}
+          onChanged={list.reload}
+          onDeleted={(label) => {
+            select(undefined);
+            setNotice(`${label} was deleted from ${storeName(session)}.`);
+            list.reload();
+          }}
+        />
+      )}
       <CreateUser session={session} onCreated={list.reload} />
     </>
   );
@@ -77,7 +103,7 @@ function CreateUser({ session, onCreated }: ScreenProps & { onCreated: () => voi
           setDone(undefined);
           void action.run(async () => {
             await must(api.POST('/auth-api/users', { body: { email: email.trim(), fullname: fullname.trim() || undefined, password, roleId: role as never } }));
-            setDone(`${email.trim()} was created.`);
+            setDone(`${email.trim()} was created in ${storeName(session)}.`);
             setEmail('');
             setFullname('');
             setPassword('');
@@ -97,7 +123,7 @@ function CreateUser({ session, onCreated }: ScreenProps & { onCreated: () => voi
   );
 }
 
-function EditUser({ user, session, onChanged }: ScreenProps & { user: User; onChanged: () => void }) {
+function EditUser({ user, session, onChanged, onDeleted }: ScreenProps & { user: User; onChanged: () => void; onDeleted: (label: string) => void }) {
   const roles = roleOptions(session);
   const current = rolesOf(user)[0] ?? '';
   const [fullname, setFullname] = useState(user.fullname ?? '');
@@ -106,7 +132,8 @@ function EditUser({ user, session, onChanged }: ScreenProps & { user: User; onCh
   const [notice, setNotice] = useState<string>();
   const action = useAction();
   const sessions = useLoad(() => must(api.GET('/auth-api/v1/users/{id}/sessions', { params: { path: { id: user.id } } })), [user.id]);
-  const label = user.email ?? user.mobile ?? user.id;
+  const label = userLabel(user);
+  const where = storeName(session);
   const options = roles.some((r) => r.value === current) ? roles : [{ value: current, label: current }, ...roles];
   return (
     <Section title={`Edit ${label}`}>
@@ -120,7 +147,7 @@ function EditUser({ user, session, onChanged }: ScreenProps & { user: User; onCh
             if (role !== current) body.roleId = role;
             if (active !== user.isActive) body.isActive = active;
             await must(api.PATCH('/auth-api/v1/users/{id}', { params: { path: { id: user.id } }, body: body as never }));
-            setNotice('Saved.');
+            setNotice(`Saved in ${where}.`);
             onChanged();
           });
         }}
@@ -133,7 +160,7 @@ function EditUser({ user, session, onChanged }: ScreenProps & { user: User; onCh
         </div>
         <ErrorText error={action.error} />
         <Notice text={notice} />
-        <div class="row">
+        <div class="row start">
           <button disabled={action.busy}>Save</button>
           <button
             type="button"
@@ -143,12 +170,26 @@ function EditUser({ user, session, onChanged }: ScreenProps & { user: User; onCh
               confirm(`Remove ${label}'s authenticator app, recovery codes and passkeys, and end its sessions?`) &&
               action.run(async () => {
                 await must(api.DELETE('/auth-api/v1/users/{id}/mfa', { params: { path: { id: user.id } } }));
-                setNotice('Its second factors were removed and its sessions ended.');
+                setNotice(`Its second factors were removed and its sessions ended, in ${where}.`);
                 sessions.reload();
               })
             }
           >
             Reset second factors
+          </button>
+          <button
+            type="button"
+            class="danger"
+            disabled={action.busy}
+            onClick={() =>
+              confirm(`Delete ${label} from ${where}? Its sessions end and its API keys stop working; this cannot be undone.`) &&
+              action.run(async () => {
+                await must(api.DELETE('/auth-api/v1/users/{id}', { params: { path: { id: user.id } } }));
+                onDeleted(label);
+              })
+            }
+          >
+            Delete the user
           </button>
         </div>
       </form>
@@ -170,7 +211,7 @@ function EditUser({ user, session, onChanged }: ScreenProps & { user: User; onCh
         onClick={() =>
           action.run(async () => {
             const { ended } = await must(api.DELETE('/auth-api/v1/users/{id}/sessions', { params: { path: { id: user.id } } }));
-            setNotice(`${ended} session${ended === 1 ? '' : 's'} ended.`);
+            setNotice(`${ended} session${ended === 1 ? '' : 's'} ended, in ${where}.`);
             sessions.reload();
           })
         }

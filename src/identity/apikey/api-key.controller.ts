@@ -26,10 +26,10 @@ export class ApiKeyController {
   @Authenticated({ principals: USER_ONLY, permission: P.apiKeysCreate })
   @HttpCode(HttpStatus.CREATED)
   @Envelope({ dataName: 'apiKey', action: 'create' })
-  @ApiOperation({ summary: 'Create an API key; the plaintext `key` is shown in this response only.' })
+  @ApiOperation({ summary: 'Create an API key in your own store; the plaintext `key` is shown in this response only. Another store targeted (a super administrator\'s): 403 ApiKeyOutsideOwnStore.' })
   @ApiResult(CreatedApiKeyResponse)
   async create(@Req() req: ContextRequest, @Body() input: CreateApiKeyInput): Promise<Enveloped<unknown>> {
-    const { record, key } = await this.apiKeys.create(req.ctx.session!, input, auditContext(req));
+    const { record, key } = await this.apiKeys.create(req.ctx.session!, req.ctx.store!, input, auditContext(req));
     return { data: { ...toApiKeyResponse(record), key } };
   }
 

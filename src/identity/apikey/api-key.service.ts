@@ -10,6 +10,7 @@ import { pageRequest, type PageQuery, type PageRequest } from '../../kernel/pagi
 import { AppConfig } from '../../platform/config/app-config.js';
 import { DomainEvents } from '../../kernel/domain-events.js';
 import type { SessionData } from '../../kernel/principal.js';
+import type { Tenant } from '../../kernel/tenant.js';
 import { hasAdminRole, mayManage, rolesWithin } from '../../kernel/roles.js';
 import { UserService } from '../user/user.service.js';
 import { toApiKeyResponse, type CreateApiKeyInput } from './api-key.dto.js';
@@ -43,8 +44,14 @@ export class ApiKeyService {
   }
 
   // A new key: 192 random bits after the prefix. The plaintext leaves here once.
-  async create(actor: SessionData, input: CreateApiKeyInput, context: AuditContext = {}): Promise<{ record: ApiKeyEntity; key: string }> {
+  async create(actor: SessionData, store: Tenant, input: CreateApiKeyInput, context: AuditContext = {}): Promise<{ record: ApiKeyEntity; key: string }> {
     this.assertEnabled();
+    // A key acts for its creator, a user of the key's store. A super administrator targeting
+    // another store is no user there: a key in its own store would carry super-admin power to
+    // whoever holds it, and one in the owner's name would write the key's acts as the owner's.
+    if (store.id !== actor.storeId) {
+      throw new AppError('ApiKeyOutsideOwnStore', `an API key acts for its creator, a user of its store: sign in to store "${store.codename}" as one of its users to make one there`);
+    }
     const roles = input.roles ?? actor.roles;
     const within = rolesWithin(actor.roles);
     const beyond = roles.filter((r) => !within.has(r));

@@ -6,7 +6,7 @@ export const PASSWORD_POLICY_ERRORS = defineErrors('src/identity/password-policy
   PasswordTooWeak: {
     status: HttpStatus.BAD_REQUEST,
     message: 'errMsg_PasswordTooWeak',
-    description: 'the password is too easy to guess (`passwordPolicy.minScore`); the body carries `score`, `minScore` and `feedback` (`warning`, `suggestions`)',
+    description: 'the password is too easy to guess (`passwordPolicy.minScore`); `detail` says what to do in words, and the body carries `score`, `minScore` and `feedback` (`warning`, `suggestions`)',
   },
   PasswordBreached: {
     status: HttpStatus.BAD_REQUEST,

@@ -50,7 +50,7 @@ export class PasswordPolicyService {
     if (p.minScore > 0) {
       const { score, feedback } = await strength(password, this.inputs(subject));
       if (score < p.minScore) {
-        throw new AppError('PasswordTooWeak', `the password scores ${score}; at least ${p.minScore} is required`, {}, undefined, { score, minScore: p.minScore, feedback });
+        throw new AppError('PasswordTooWeak', tooWeakSentence(feedback), {}, undefined, { score, minScore: p.minScore, feedback });
       }
     }
     if (!p.rejectBreached) return;
@@ -75,6 +75,13 @@ export class PasswordPolicyService {
     if (!this.config.settings.passwordPolicy.userInputs) return [];
     return guessableWords([subject.email, subject.mobile, subject.fullname, subject.name, subject.surname, subject.storeName]);
   }
+}
+
+// What a person reads: what is wrong and what to do (the estimator's advice), not its score,
+// which stays in the body's `score` and `minScore` for clients that want it.
+export function tooWeakSentence(feedback: { warning: string | null; suggestions: readonly string[] }): string {
+  const advice = feedback.suggestions.length ? feedback.suggestions : ['Use a longer password: a few words that do not belong together.'];
+  return ['the password is too easy to guess.', feedback.warning, ...advice].filter(Boolean).join(' ');
 }
 
 export function lengthViolation(password: string, minLength: number): string | undefined {

@@ -3,7 +3,7 @@ import { AppError } from '../../kernel/errors.js';
 import type { AppConfig } from '../../platform/config/app-config.js';
 import type { PasswordPolicySettings } from '../../platform/config/password-policy-settings.js';
 import { parseRange, type BreachedPasswords } from './breached-passwords.js';
-import { PasswordPolicyService } from './password-policy.service.js';
+import { PasswordPolicyService, tooWeakSentence } from './password-policy.service.js';
 import { guessableWords } from './strength.js';
 
 const SHIPPED: PasswordPolicySettings = {
@@ -56,6 +56,10 @@ describe('PasswordPolicyService', () => {
   it('refuses a guessable password with the score and the feedback; the user\'s words count', async () => {
     const weak = await refusal(policy().service.check('password1', {}));
     expect(weak).toMatchObject({ errCode: 'PasswordTooWeak', status: 400, fields: { score: 0, minScore: 2, feedback: { warning: expect.any(String), suggestions: expect.any(Array) } } });
+    // the sentence: what is wrong, then the estimator's advice; without advice, some of its own
+    const feedback = weak.fields.feedback as { warning: string; suggestions: string[] };
+    expect(weak.detail).toBe(`the password is too easy to guess. ${feedback.warning} ${feedback.suggestions.join(' ')}`);
+    expect(tooWeakSentence({ warning: null, suggestions: [] })).toBe('the password is too easy to guess. Use a longer password: a few words that do not belong together.');
     await policy().service.check('quillfeather42', { fullname: 'Ada Lovelace' });
     expect(await refusal(policy().service.check('quillfeather42', { fullname: 'Theodora Quillfeather' }))).toMatchObject({ errCode: 'PasswordTooWeak' });
     await policy({ userInputs: false }).service.check('quillfeather42', { fullname: 'Theodora Quillfeather' });

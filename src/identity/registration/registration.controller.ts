@@ -46,8 +46,9 @@ export class RegistrationController {
   @Envelope({ dataName: 'user', action: 'create' })
   @ApiOperation({ summary: 'Register a user in the targeted store (a single-tenant deployment: in its organisation, role user).' })
   @ApiResult(UserResponse)
-  async registerStoreUser(@Ctx() ctx: RequestContext, @Body() input: RegisterStoreUserInput): Promise<Enveloped<unknown>> {
-    const user = await this.registration.registerStoreUser(ctx.store!, input, ctx.origin);
+  async registerStoreUser(@Req() req: ContextRequest, @Body() input: RegisterStoreUserInput): Promise<Enveloped<unknown>> {
+    const { ctx } = req;
+    const user = await this.registration.registerStoreUser(ctx.store!, input, ctx.origin, auditContext(req));
     // emailVerificationNeeded / mobileVerificationNeeded: the client starts those flows next.
     return { data: this.users.toResponse(user), extra: { ...this.verification.registrationFlags(user) } };
   }

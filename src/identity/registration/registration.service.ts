@@ -56,7 +56,7 @@ export class RegistrationService implements OnModuleInit {
           const social = await this.withSocialProfile(target.id, input, tx, origin, input.store);
           const store = await this.stores.create(input.store, storeData, ownerId, tx, origin);
           const user = await this.users.insert({ id: ownerId, storeId: store.id, roles: [TENANT_ROLES.tenantOwner] }, social?.prepared ?? prepared!, tx);
-          await social?.link(store.id, user.id, tx);
+          await social?.link(store.id, user.id, tx, context);
           await this.audit.record(
             {
               storeId: store.id,
@@ -82,23 +82,24 @@ export class RegistrationService implements OnModuleInit {
     }
   }
 
-  async registerStoreUser(target: Tenant, input: RegisterStoreUserInput, origin: string): Promise<UserEntity> {
+  // A user registering itself in a store; `context`: the request's address and agent, which its
+  // audit entries carry (the only trace of who registered: the actor is anonymous).
+  async registerStoreUser(target: Tenant, input: RegisterStoreUserInput, origin: string, context: AuditContext = {}): Promise<UserEntity> {
     // A single-tenant deployment registers its users in its one organisation, the root store.
     const single = this.config.settings.tenancy === 'single';
     if (target.codename === ROOT_CODENAME && !single) throw new AppError('StoreLevelOnly', 'users register in a store: target one with svc-store-codename');
     if (!target.isActive) throw new AppError('StoreInactive', `store "${target.codename}" is not active`);
     const roles = [levelRoles(this.config.settings.tenancy, target.codename === ROOT_CODENAME).user];
     if (!input.socialCode) {
-      const user = await this.users.create({ storeId: target.id, roles }, input, origin, target);
-      void this.audit.record(createdEntry(target.id, user.id, 'registration'));
-      return user;
+      // The user and its audit entry stand or fall together.
+      return this.users.create({ storeId: target.id, roles }, input, origin, target, (user, tx) => this.audit.record(createdEntry(target.id, user.id, 'registration'), context, tx));
     }
     await this.checkSocialPassword(input, target);
     const user = await this.transactions.run(async (tx) => {
       const social = (await this.withSocialProfile(target.id, input, tx, origin, target))!;
       const created = await this.users.insert({ storeId: target.id, roles }, social.prepared, tx);
-      await social.link(target.id, created.id, tx);
-      await this.audit.record(createdEntry(target.id, created.id, 'registration'), {}, tx);
+      await social.link(target.id, created.id, tx, context);
+      await this.audit.record(createdEntry(target.id, created.id, 'registration'), context, tx);
       return created;
     });
     this.events.emit('user.created', { userId: user.id, storeId: user.storeId });

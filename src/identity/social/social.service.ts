@@ -7,7 +7,7 @@ import { AuthService, type LoginResult } from '../auth/auth.service.js';
 import { Clock } from '../../platform/clock/clock.js';
 import type { SessionMeta } from '../../kernel/principal.js';
 import type { Tenant } from '../../kernel/tenant.js';
-import { AuditLog } from '../../kernel/audit.js';
+import { AuditLog, type AuditContext } from '../../kernel/audit.js';
 import { UserService } from '../user/user.service.js';
 import { SocialRepository } from './social.repository.js';
 import type { SocialProfile } from './social-profile.js';
@@ -49,8 +49,9 @@ export type SocialResult =
 export interface ClaimedSocialProfile {
   provider: string;
   profile: SocialProfile;
-  // Links the new user to the provider account; call inside the user's transaction.
-  link(storeId: string, userId: string, tx?: Tx): Promise<void>;
+  // Links the new user to the provider account; call inside the user's transaction. `context`:
+  // the registering request's (address, agent), for the audit entry.
+  link(storeId: string, userId: string, tx?: Tx, context?: AuditContext): Promise<void>;
 }
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
@@ -139,10 +140,10 @@ export class SocialService {
     return {
       provider: payload.provider,
       profile: payload.profile,
-      link: async (userStoreId, userId, tx) => {
+      link: async (userStoreId, userId, tx, context = {}) => {
         await this.repo.insertIdentity(userStoreId, { id: randomUUID(), userId, provider: payload.provider, providerUserId: payload.profile.providerUserId, createdAt: this.clock.now() }, tx);
         // With the link when it is written in a transaction; queued otherwise.
-        const entry = this.audit.record({ storeId: userStoreId, action: 'user.social.linked', outcome: 'success', actor: { type: 'anonymous', id: null }, target: { type: 'user', id: userId }, details: { provider: payload.providerName ?? payload.provider } }, {}, tx);
+        const entry = this.audit.record({ storeId: userStoreId, action: 'user.social.linked', outcome: 'success', actor: { type: 'anonymous', id: null }, target: { type: 'user', id: userId }, details: { provider: payload.providerName ?? payload.provider } }, context, tx);
         if (tx) await entry;
         else void entry;
       },
