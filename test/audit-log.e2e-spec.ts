@@ -288,9 +288,30 @@ describe('audit log', () => {
     const csv = await t.http.get(`${LOGS}/export`).query({ format: 'csv', action: 'user.login.failed' }).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`).expect(200);
     expect(csv.headers['content-type']).toMatch(/^text\/csv/);
     const rows = csv.text.trim().split('\n');
-    expect(rows[0]).toBe('id,at,action,outcome,reason,actorType,actorId,actorRoleId,targetType,targetId,ip,userAgent,requestId,sessionId,details,hash');
-    expect(rows.slice(1).map((r) => r.split(',')[0])).toEqual(listed.map((e) => e.id));
-    expect(rows[1]).toContain(',user.login.failed,failure,unknown_user,anonymous,');
+    expect(rows[0]).toBe('"id","at","action","outcome","reason","actorType","actorId","actorRoleId","targetType","targetId","ip","userAgent","requestId","sessionId","details","hash"');
+    expect(rows.slice(1).map((r) => r.split(',')[0])).toEqual(listed.map((e) => `"${e.id}"`));
+    expect(rows[1]).toContain(',"user.login.failed","failure","unknown_user","anonymous",');
+  });
+
+  it('export: a CSV field is always quoted, and one that a spreadsheet would read as a formula starts with a quote mark', async () => {
+    const o = await ownerOfNewStore(t);
+    // A spreadsheet whose list separator is `;` splits an unquoted field there: `=1+2` would be a formula.
+    const agents = ['Mozilla/5.0;=1+2', '=HYPERLINK("http://127.0.0.1/x","y")', '+1+2', '-1+2', '@SUM(1)'];
+    for (const agent of agents) {
+      await t.http.post('/auth-api/login').set(HEADER, o.store.codename).set('User-Agent', agent).send({ username: 'csv@example.com', password: 'wrong password!' }).expect(401);
+      clock.advance(5);
+    }
+    await t.app.get(AuditService).flush();
+    const csv = await t.http.get(`${LOGS}/export`).query({ format: 'csv', action: 'user.login.failed' }).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`).expect(200);
+    const lines = csv.text.trim().split('\n');
+    const cells = lines.map(splitQuotedCsv);
+    // Every field of every line quoted, the header's included.
+    expect(cells.every((fields) => fields !== undefined && fields.length === 16)).toBe(true);
+    const userAgents = cells.slice(1).map((fields) => fields![11]).reverse();
+    expect(userAgents).toEqual(['Mozilla/5.0;=1+2', `'=HYPERLINK("http://127.0.0.1/x","y")`, "'+1+2", "'-1+2", "'@SUM(1)"]);
+    // As written on the wire: the `;` stays inside its quotes.
+    expect(csv.text).toContain(',"Mozilla/5.0;=1+2",');
+    expect(csv.text).toContain(',"\'=HYPERLINK(""http://127.0.0.1/x"",""y"")",');
   });
 
   it('each written entry is published as <service>-audit-<action> with its store, never a secret', async () => {
@@ -420,3 +441,17 @@ describe('audit log: the shipped live subscription', () => {
     expect(live.topics.map((t) => [t.name, t.topic]).sort()).toEqual(Object.keys(AUDIT_ACTIONS).map((a) => [a, `audit:${a}`]).sort());
   });
 });
+
+// A CSV line whose every field is quoted (RFC 4180, `""` for a quote inside), split into its
+// fields; undefined when a field is not quoted.
+function splitQuotedCsv(line: string): string[] | undefined {
+  const fields: string[] = [];
+  const field = /"((?:[^"]|"")*)"(,|$)/y;
+  while (field.lastIndex < line.length) {
+    const m = field.exec(line);
+    if (!m) return undefined;
+    fields.push(m[1].replaceAll('""', '"'));
+    if (m[2] === '') break;
+  }
+  return field.lastIndex === line.length ? fields : undefined;
+}

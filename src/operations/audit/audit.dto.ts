@@ -114,12 +114,18 @@ export function toAuditEntryResponse(e: AuditEntryEntity): AuditEntryResponse {
 // The CSV export's columns, in order.
 export const CSV_COLUMNS = ['id', 'at', 'action', 'outcome', 'reason', 'actorType', 'actorId', 'actorRoleId', 'targetType', 'targetId', 'ip', 'userAgent', 'requestId', 'sessionId', 'details', 'hash'] as const;
 
+// The header line: quoted as the rows are.
+export const CSV_HEADER = CSV_COLUMNS.map(csvField).join(',');
+
 export function toCsvRow(e: AuditEntryEntity): string {
-  return CSV_COLUMNS.map((c) => {
-    const v = c === 'at' ? e.at.toISOString() : c === 'details' ? (e.details ? JSON.stringify(e.details) : '') : (e[c] ?? '');
-    const s = String(v);
-    // A leading = + - @ would be a formula in a spreadsheet.
-    const safe = /^[=+\-@]/.test(s) ? `'${s}` : s;
-    return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
-  }).join(',');
+  return CSV_COLUMNS.map((c) => csvField(c === 'at' ? e.at.toISOString() : c === 'details' ? (e.details ? JSON.stringify(e.details) : '') : (e[c] ?? ''))).join(',');
+}
+
+// Every field quoted: a spreadsheet whose list separator is `;` (or a tab) would otherwise split
+// an unquoted one there and read what follows as a field of its own. A field starting with
+// = + - @, a tab or a carriage return would be a formula: a leading ' keeps it text (OWASP's
+// CSV injection rule).
+export function csvField(value: string): string {
+  const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return `"${text.replaceAll('"', '""')}"`;
 }
