@@ -112,6 +112,13 @@ export class EnvVars {
   @MinLength(16, { message: 'KEY_ENCRYPTION_SECRET must be at least 16 characters' })
   KEY_ENCRYPTION_SECRET?: string;
 
+  // Earlier values of KEY_ENCRYPTION_SECRET, newest first, separated by commas: the audit log's
+  // chain still verifies the entries keyed under them (nothing else reads them).
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^[^,]{16,}(,[^,]{16,})*$/, { message: 'KEY_ENCRYPTION_SECRET_PREVIOUS must be earlier KEY_ENCRYPTION_SECRET values of 16 characters or more, separated by commas' })
+  KEY_ENCRYPTION_SECRET_PREVIOUS?: string;
+
   // Access-token cookie: `Secure` (default on in production) and `Domain`.
   @Transform(toBoolean)
   @IsOptional()
@@ -174,14 +181,17 @@ export function loadEnv(source: Record<string, string | undefined>): EnvVars {
   const errors = validateSync(env, { skipMissingProperties: false });
   if (errors.length) {
     throw new ConfigError(
-      errors.map((e) => `${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`),
+      errors.map((e) => `${e.property}=${SECRETS.has(e.property) ? '(not shown)' : JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`),
     );
   }
   return env;
 }
 
+// Values a refused boot does not print: the message goes to logs.
+const SECRETS = new Set(['KEY_ENCRYPTION_SECRET', 'KEY_ENCRYPTION_SECRET_PREVIOUS', 'SUPER_ADMIN_PASSWORD', 'METRICS_TOKEN']);
+
 // Optional keys have no default, so they are not own properties of a fresh EnvVars.
 const optionalKeys = [
   'PUBLIC_URL', 'FRONTEND_URL', 'DATABASE_URL', 'REDIS_URL', 'SUPER_ADMIN_IDENTIFIER', 'SUPER_ADMIN_PASSWORD', 'SERVICE_SETTINGS', 'TRUST_PROXY',
-  'KEY_ENCRYPTION_SECRET', 'COOKIE_SECURE', 'COOKIE_DOMAIN', 'METRICS_TOKEN', 'METRICS_PORT', 'DOCS_ENABLED',
+  'KEY_ENCRYPTION_SECRET', 'KEY_ENCRYPTION_SECRET_PREVIOUS', 'COOKIE_SECURE', 'COOKIE_DOMAIN', 'METRICS_TOKEN', 'METRICS_PORT', 'DOCS_ENABLED',
 ];
