@@ -107,7 +107,8 @@ export class AuditCheckpointService implements OnApplicationBootstrap, BeforeApp
     const input = `${base64url({ alg: 'RS256', typ: 'audit-checkpoint', kid: signing.kid })}.${base64url({ storeId, seq: head.seq, hash: head.hash, at: head.at.toISOString(), iat: Math.floor(signedAt.getTime() / 1000) })}`;
     const { id: keyId, key } = this.keys.current;
     const checkpoint: AuditCheckpointEntity = { ...fields, keyId, mac: checkpointMac(key, fields), signature: `${input}.${await rs256(input, signing.privateKeyObject)}` };
-    await this.entries.addCheckpoint(checkpoint);
+    // Published once, by the replica whose checkpoint was kept.
+    if (!(await this.entries.addCheckpoint(checkpoint))) return;
     const topic = auditTopic(this.publisher.service, 'checkpoint');
     this.publisher.publish(topic, { storeId, checkpoint: toCheckpointResponse(checkpoint) }).catch((err: unknown) => this.logger.warn({ err, topic }, 'audit checkpoint not published'));
   }

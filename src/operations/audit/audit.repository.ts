@@ -191,13 +191,14 @@ export class AuditRepository {
     return row;
   }
 
-  // A checkpoint kept once: another replica's of the same entry stays.
-  async addCheckpoint(c: AuditCheckpointEntity): Promise<void> {
-    await this.dataSource.query(
+  // A checkpoint kept once: another replica's of the same entry stays. Whether this one was kept.
+  async addCheckpoint(c: AuditCheckpointEntity): Promise<boolean> {
+    const rows = (await this.dataSource.query(
       `INSERT INTO "audit_checkpoint" ("storeId", "seq", "hash", "at", "signedAt", "keyId", "mac", "signature") VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-        ON CONFLICT ("storeId", "seq") DO NOTHING`,
+        ON CONFLICT ("storeId", "seq") DO NOTHING RETURNING 1`,
       [c.storeId, c.seq, c.hash, c.at, c.signedAt, c.keyId, c.mac, c.signature],
-    );
+    )) as unknown[];
+    return rows.length > 0;
   }
 
   // The store's newest checkpoints of entries at or after `since`, newest first; with `matching`,

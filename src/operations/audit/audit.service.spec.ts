@@ -49,8 +49,10 @@ class MemoryEntries {
     return last && { seq: last.seq, hash: last.hash, at: last.at, anchored: this.checkpointRows.some((c) => c.seq === last.seq) };
   }
 
-  async addCheckpoint(c: AuditCheckpointEntity): Promise<void> {
-    if (!this.checkpointRows.some((k) => k.seq === c.seq)) this.checkpointRows.push(c);
+  async addCheckpoint(c: AuditCheckpointEntity): Promise<boolean> {
+    if (this.checkpointRows.some((k) => k.seq === c.seq)) return false;
+    this.checkpointRows.push(c);
+    return true;
   }
 
   async checkpoints(_storeId: string, since: Date, limit: number, matching = false): Promise<AuditCheckpointEntity[]> {
@@ -262,6 +264,15 @@ describe('checkpoints', () => {
     await write(1);
     await checkpoints.run([]);
     expect(entries.checkpointRows.map((c) => c.seq)).toEqual(['2', '1002']);
+  });
+
+  it('of one entry by two replicas at once: one is kept and published', async () => {
+    const { checkpoints, entries, events } = await written(1);
+    const other = service(entries);
+    other.checkpoints.note(STORE, 1);
+    await Promise.all([checkpoints.run(), other.checkpoints.run()]);
+    expect(entries.checkpointRows).toHaveLength(1);
+    expect([...events, ...other.events].filter((e) => e.topic === 'svc-audit-checkpoint')).toHaveLength(1);
   });
 
   it('are signed with the signing key as a JWS of their fields, and published', async () => {
