@@ -2,7 +2,7 @@
 // the root, so that the database layer knows no feature.
 import { ApiKeyEntity } from './identity/apikey/api-key.entity.js';
 import { AvatarUploadEntity } from './identity/bucket/bucket.entity.js';
-import { AuditEntryEntity } from './operations/audit/audit.entity.js';
+import { AuditCheckpointEntity, AuditEntryEntity } from './operations/audit/audit.entity.js';
 import { PasskeyChallengeEntity, PasskeyEntity } from './identity/passkey/passkey.entity.js';
 import { RecoveryCodeEntity, TotpFactorEntity } from './identity/mfa/mfa.entity.js';
 import { NotificationEntity } from './messaging/notification/notification.entity.js';
@@ -15,4 +15,4 @@ import { StoreEntity } from './identity/store/store.entity.js';
 import { UserEntity } from './identity/user/user.entity.js';
 import { VerificationCodeEntity } from './identity/verification/verification.entity.js';
 
-export const ENTITIES = [StoreEntity, UserEntity, SessionEntity, SigningKeyEntity, NotificationEntity, ApiKeyEntity, AvatarUploadEntity, VerificationCodeEntity, SocialIdentityEntity, SocialCodeEntity, UserGroupEntity, UserGroupMemberEntity, PermissionGrantEntity, RefreshTokenEntity, PasskeyEntity, PasskeyChallengeEntity, TotpFactorEntity, RecoveryCodeEntity, AuditEntryEntity];
+export const ENTITIES = [StoreEntity, UserEntity, SessionEntity, SigningKeyEntity, NotificationEntity, ApiKeyEntity, AvatarUploadEntity, VerificationCodeEntity, SocialIdentityEntity, SocialCodeEntity, UserGroupEntity, UserGroupMemberEntity, PermissionGrantEntity, RefreshTokenEntity, PasskeyEntity, PasskeyChallengeEntity, TotpFactorEntity, RecoveryCodeEntity, AuditEntryEntity, AuditCheckpointEntity];

@@ -3,6 +3,9 @@ import { readFileSync } from 'node:fs';
 import { AUDIT_ACTIONS } from '../src/kernel/audit.js';
 import { DataSource } from 'typeorm';
 import { DAY_MS, ManualClock } from '../src/platform/clock/clock.js';
+import { createPublicKey, verify as verifySignature, type JsonWebKeyInput } from 'node:crypto';
+import { chainHash } from '../src/operations/audit/audit-chain.js';
+import { AuditCheckpointService } from '../src/operations/audit/audit-checkpoint.service.js';
 import { AuditService } from '../src/operations/audit/audit.service.js';
 import { EventPublisher } from '../src/messaging/broker/event-publisher.js';
 import { expectError, waitFor, login, PASSWORD, SUPER_ADMIN, registerStore, startApp, updateStoreRow, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
@@ -14,6 +17,10 @@ import { expectError, waitFor, login, PASSWORD, SUPER_ADMIN, registerStore, star
 const LOGS = '/auth-api/v1/auditlogs';
 const HEADER = 'svc-store-codename';
 const USERS = '/auth-api/users';
+
+// The columns an entry's hash covers, as SQL reads them.
+const CHAINED = '"id", "storeId", "seq", "at", "action", "outcome", "reason", "actorType", "actorId", "actorRoleId", "targetType", "targetId", "ip", "userAgent", "requestId", "sessionId", "details", "prevHash", "hash"';
+type ChainRow = Parameters<typeof chainHash>[1] & { prevHash: string | null; hash: string };
 
 type Entry = Record<string, unknown> & { id: string; action: string; outcome: string; reason: string | null; actor: { type: string; id: string | null }; target: { type: string; id: string | null } | null };
 
@@ -161,6 +168,121 @@ describe('audit log', () => {
     expect(broken.body).toMatchObject({ verified: 2, firstBrokenId: victim });
   });
 
+  it('an entry edited and every later hash recomputed (SHA-256, all an unkeyed chain needs) is named', async () => {
+    const o = await ownerOfNewStore(t);
+    for (let i = 0; i < 5; i++) await failLogin(t, o.store.codename, `k${i}@example.com`);
+    await t.app.get(AuditService).flush();
+    const db = t.app.get(DataSource);
+    const chain: ChainRow[] = await db.query(`SELECT ${CHAINED} FROM "audit_log" WHERE "storeId" = $1 ORDER BY "seq"`, [o.store.storeId]);
+    const victim = chain.findIndex((row) => row.reason === 'unknown_user');
+    chain[victim].reason = 'wrong_password';
+    // Whoever can write the table rewrites the rest so that every link holds.
+    let prevHash = chain[victim - 1]?.hash ?? null;
+    for (const row of chain.slice(victim)) {
+      row.prevHash = prevHash;
+      row.hash = chainHash(prevHash, { ...row, seq: String(row.seq) });
+      prevHash = row.hash;
+      await db.query('UPDATE "audit_log" SET "reason" = $2, "prevHash" = $3, "hash" = $4 WHERE "id" = $1', [row.id, row.reason, row.prevHash, row.hash]);
+    }
+    const res = await t.http.get(`${LOGS}/verify`).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`).expect(200);
+    expect(res.body).toMatchObject({ verified: victim, firstBrokenId: chain[victim].id, firstBrokenReason: 'edited' });
+  });
+
+  it('the newest entries removed after a checkpoint: the check says the chain was truncated, and after which checkpoint', async () => {
+    // A replica writes, then stops: what it wrote last is anchored as it stops (the store's
+    // every entry written there, so that no timer of this file's app anchors it again).
+    const writer = await startApp();
+    let o: Owner;
+    try {
+      o = await ownerOfNewStore(writer);
+      for (let i = 0; i < 3; i++) await failLogin(writer, o.store.codename, `n${i}@example.com`);
+    } finally {
+      await writer.close();
+    }
+    const db = t.app.get(DataSource);
+    const verify = async () => (await t.http.get(`${LOGS}/verify`).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`).expect(200)).body as Record<string, unknown>;
+    const [newest]: { id: string; seq: string }[] = await db.query('SELECT "id", "seq" FROM "audit_log" WHERE "storeId" = $1 ORDER BY "seq" DESC LIMIT 1', [o.store.storeId]);
+    const sound = await verify();
+    expect(sound).toMatchObject({ firstBrokenId: null, truncated: false, truncatedAfter: null, checkpoint: { seq: newest.seq } });
+    await db.query('DELETE FROM "audit_log" WHERE "id" = $1', [newest.id]);
+    expect(await verify()).toMatchObject({ verified: Number(newest.seq) - 1, firstBrokenId: null, truncated: true, truncatedAfter: null, checkpoint: { seq: newest.seq } });
+  });
+
+  it('entries removed and new ones written after them: the chain holds, the checkpoint still tells', async () => {
+    const o = await ownerOfNewStore(t);
+    const db = t.app.get(DataSource);
+    const audit = t.app.get(AuditService);
+    const checkpoints = t.app.get(AuditCheckpointService);
+    await failLogin(t, o.store.codename, 'm0@example.com');
+    await audit.flush();
+    await checkpoints.run();
+    const [first]: { seq: string }[] = await db.query('SELECT max("seq")::text AS "seq" FROM "audit_log" WHERE "storeId" = $1', [o.store.storeId]);
+    for (let i = 1; i < 4; i++) await failLogin(t, o.store.codename, `m${i}@example.com`);
+    await audit.flush();
+    await checkpoints.run();
+    const [removed]: { seq: string }[] = await db.query('SELECT max("seq")::text AS "seq" FROM "audit_log" WHERE "storeId" = $1', [o.store.storeId]);
+    await db.query('DELETE FROM "audit_log" WHERE "storeId" = $1 AND "seq" > $2', [o.store.storeId, first.seq]);
+    await failLogin(t, o.store.codename, 'm9@example.com');
+    await audit.flush();
+    const res = await t.http.get(`${LOGS}/verify`).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`).expect(200);
+    const body = res.body as { truncatedAfter: string; checkpoint: { seq: string } };
+    expect(body).toMatchObject({ firstBrokenId: null, truncated: true, checkpoint: { seq: removed.seq } });
+    // The checkpoint before the removal (or, should this app's minute timer have run since, one of
+    // the entry written after it: the chain matches that one too).
+    expect(BigInt(body.truncatedAfter)).toBeGreaterThanOrEqual(BigInt(first.seq));
+    expect(BigInt(body.truncatedAfter)).toBeLessThan(BigInt(removed.seq));
+  });
+
+  it('checkpoints are published on the broker, signed: the JWKS verifies them', async () => {
+    const o = await ownerOfNewStore(t);
+    const publisher = t.app.get(EventPublisher);
+    const heard: Record<string, unknown>[] = [];
+    const stop = publisher.onPublished((topic, data) => {
+      if (topic === `${publisher.service}-audit-checkpoint` && data.storeId === o.store.storeId) heard.push(data);
+    });
+    try {
+      await failLogin(t, o.store.codename, 'cp@example.com');
+      await t.app.get(AuditService).flush();
+      await t.app.get(AuditCheckpointService).run();
+      const event = await waitFor('the checkpoint event', () => heard[0]);
+      const checkpoint = event.checkpoint as { seq: string; hash: string; at: string; signature: string };
+      const [newest]: { seq: string; hash: string }[] = await t.app.get(DataSource).query('SELECT "seq", "hash" FROM "audit_log" WHERE "storeId" = $1 ORDER BY "seq" DESC LIMIT 1', [o.store.storeId]);
+      expect(checkpoint).toMatchObject({ seq: newest.seq, hash: newest.hash });
+      const [header, payload, signature] = checkpoint.signature.split('.');
+      const { kid, typ } = JSON.parse(Buffer.from(header, 'base64url').toString()) as { kid: string; typ: string };
+      expect(typ).toBe('audit-checkpoint');
+      expect(JSON.parse(Buffer.from(payload, 'base64url').toString())).toMatchObject({ storeId: o.store.storeId, seq: newest.seq, hash: newest.hash, at: checkpoint.at });
+      const jwks = (await t.http.get('/auth-api/.well-known/jwks.json').expect(200)).body.keys as (JsonWebKeyInput['key'] & { kid: string })[];
+      const jwk = jwks.find((k) => k.kid === kid)!;
+      expect(verifySignature('sha256', Buffer.from(`${header}.${payload}`), createPublicKey({ key: jwk, format: 'jwk' }), Buffer.from(signature, 'base64url'))).toBe(true);
+      // Not a token: the service refuses it as one.
+      await t.http.get('/auth-api/currentuser').set(HEADER, o.store.codename).set('Authorization', `Bearer ${checkpoint.signature}`).expect(401);
+    } finally {
+      stop();
+    }
+  });
+
+  it('entries written before the chain was keyed (SHA-256, no key) still verify, followed by keyed ones', async () => {
+    const o = await ownerOfNewStore(t);
+    for (let i = 0; i < 3; i++) await failLogin(t, o.store.codename, `l${i}@example.com`);
+    await t.app.get(AuditService).flush();
+    const db = t.app.get(DataSource);
+    // As the earlier release wrote them: every hash SHA-256, no key.
+    const chain: ChainRow[] = await db.query(`SELECT ${CHAINED} FROM "audit_log" WHERE "storeId" = $1 ORDER BY "seq"`, [o.store.storeId]);
+    let prevHash: string | null = null;
+    for (const row of chain) {
+      row.hash = chainHash(prevHash, { ...row, seq: String(row.seq) });
+      await db.query('UPDATE "audit_log" SET "prevHash" = $2, "hash" = $3, "keyId" = NULL WHERE "id" = $1', [row.id, prevHash, row.hash]);
+      prevHash = row.hash;
+    }
+    await failLogin(t, o.store.codename, 'l9@example.com');
+    await t.app.get(AuditService).flush();
+    const [last]: { keyId: string | null }[] = await db.query('SELECT "keyId" FROM "audit_log" WHERE "storeId" = $1 ORDER BY "seq" DESC LIMIT 1', [o.store.storeId]);
+    expect(last.keyId).toMatch(/^[0-9a-f]{16}$/);
+    const res = await t.http.get(`${LOGS}/verify`).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`).expect(200);
+    expect(res.body).toMatchObject({ verified: chain.length + 1, firstBrokenId: null, firstBrokenReason: null });
+  });
+
   it('concurrent writers to one store keep one chain (no two entries after the same one)', async () => {
     const o = await ownerOfNewStore(t);
     const audit = t.app.get(AuditService);
@@ -288,9 +410,30 @@ describe('audit log', () => {
     const csv = await t.http.get(`${LOGS}/export`).query({ format: 'csv', action: 'user.login.failed' }).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`).expect(200);
     expect(csv.headers['content-type']).toMatch(/^text\/csv/);
     const rows = csv.text.trim().split('\n');
-    expect(rows[0]).toBe('id,at,action,outcome,reason,actorType,actorId,actorRoleId,targetType,targetId,ip,userAgent,requestId,sessionId,details,hash');
-    expect(rows.slice(1).map((r) => r.split(',')[0])).toEqual(listed.map((e) => e.id));
-    expect(rows[1]).toContain(',user.login.failed,failure,unknown_user,anonymous,');
+    expect(rows[0]).toBe('"id","at","action","outcome","reason","actorType","actorId","actorRoleId","targetType","targetId","ip","userAgent","requestId","sessionId","details","hash"');
+    expect(rows.slice(1).map((r) => r.split(',')[0])).toEqual(listed.map((e) => `"${e.id}"`));
+    expect(rows[1]).toContain(',"user.login.failed","failure","unknown_user","anonymous",');
+  });
+
+  it('export: a CSV field is always quoted, and one that a spreadsheet would read as a formula starts with a quote mark', async () => {
+    const o = await ownerOfNewStore(t);
+    // A spreadsheet whose list separator is `;` splits an unquoted field there: `=1+2` would be a formula.
+    const agents = ['Mozilla/5.0;=1+2', '=HYPERLINK("http://127.0.0.1/x","y")', '+1+2', '-1+2', '@SUM(1)'];
+    for (const agent of agents) {
+      await t.http.post('/auth-api/login').set(HEADER, o.store.codename).set('User-Agent', agent).send({ username: 'csv@example.com', password: 'wrong password!' }).expect(401);
+      clock.advance(5);
+    }
+    await t.app.get(AuditService).flush();
+    const csv = await t.http.get(`${LOGS}/export`).query({ format: 'csv', action: 'user.login.failed' }).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`).expect(200);
+    const lines = csv.text.trim().split('\n');
+    const cells = lines.map(splitQuotedCsv);
+    // Every field of every line quoted, the header's included.
+    expect(cells.every((fields) => fields !== undefined && fields.length === 16)).toBe(true);
+    const userAgents = cells.slice(1).map((fields) => fields![11]).reverse();
+    expect(userAgents).toEqual(['Mozilla/5.0;=1+2', `'=HYPERLINK("http://127.0.0.1/x","y")`, "'+1+2", "'-1+2", "'@SUM(1)"]);
+    // As written on the wire: the `;` stays inside its quotes.
+    expect(csv.text).toContain(',"Mozilla/5.0;=1+2",');
+    expect(csv.text).toContain(',"\'=HYPERLINK(""http://127.0.0.1/x"",""y"")",');
   });
 
   it('each written entry is published as <service>-audit-<action> with its store, never a secret', async () => {
@@ -411,6 +554,32 @@ describe('audit log: shutdown and retention', () => {
   });
 });
 
+// The service's own embedded database (no DATABASE_URL): one transaction at a time, so no chain
+// lock; an append checks, in its one statement, that the store's last entry is still the one it
+// chained to. The PostgreSQL run has nothing to add here.
+const describeEmbedded = process.env.DATABASE_URL ? describe.skip : describe;
+
+describeEmbedded('audit log on the embedded database', () => {
+  it('sign-ins at once make one chain; an entry gone from under the process, the next links to what is there', async () => {
+    const e = await startApp({ env: { DATABASE_URL: undefined } });
+    try {
+      const o = await ownerOfNewStore(e);
+      const db = e.app.get(DataSource);
+      const verify = async () => (await e.http.get(`${LOGS}/verify`).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`).expect(200)).body as Record<string, unknown>;
+      const answers = await Promise.all(Array.from({ length: 8 }, () => e.http.post('/auth-api/login').set(HEADER, o.store.codename).send({ username: o.store.ownerEmail, password: PASSWORD })));
+      expect(answers.map((r) => r.status)).toEqual(Array(8).fill(200));
+      expect(await verify()).toMatchObject({ firstBrokenId: null });
+      await db.query('DELETE FROM "audit_log" WHERE "id" = (SELECT "id" FROM "audit_log" WHERE "storeId" = $1 ORDER BY "seq" DESC LIMIT 1)', [o.store.storeId]);
+      await login(e.http, o.store.ownerEmail, PASSWORD, o.store.codename);
+      const seqs: { seq: string }[] = await db.query('SELECT "seq" FROM "audit_log" WHERE "storeId" = $1 ORDER BY "seq"', [o.store.storeId]);
+      expect(seqs.map((r) => Number(r.seq))).toEqual(seqs.map((_, i) => i + 1));
+      expect(await verify()).toMatchObject({ verified: seqs.length, firstBrokenId: null, truncated: false });
+    } finally {
+      await e.close();
+    }
+  });
+});
+
 describe('audit log: the shipped live subscription', () => {
   it('console-audit carries every action of the catalogue, each under its own name', () => {
     const shipped = JSON.parse(readFileSync(new URL('../config/settings.default.json', import.meta.url), 'utf8')) as {
@@ -420,3 +589,17 @@ describe('audit log: the shipped live subscription', () => {
     expect(live.topics.map((t) => [t.name, t.topic]).sort()).toEqual(Object.keys(AUDIT_ACTIONS).map((a) => [a, `audit:${a}`]).sort());
   });
 });
+
+// A CSV line whose every field is quoted (RFC 4180, `""` for a quote inside), split into its
+// fields; undefined when a field is not quoted.
+function splitQuotedCsv(line: string): string[] | undefined {
+  const fields: string[] = [];
+  const field = /"((?:[^"]|"")*)"(,|$)/y;
+  while (field.lastIndex < line.length) {
+    const m = field.exec(line);
+    if (!m) return undefined;
+    fields.push(m[1].replaceAll('""', '"'));
+    if (m[2] === '') break;
+  }
+  return field.lastIndex === line.length ? fields : undefined;
+}

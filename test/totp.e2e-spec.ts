@@ -398,9 +398,9 @@ describe('authenticator apps across a KEY_ENCRYPTION_SECRET rotation', () => {
   }, 60_000);
 
   it('refuses KEY_ENCRYPTION_SECRET_PREVIOUS alone or equal to the secret, without printing either', async () => {
-    await expect(startApp({ env: { KEY_ENCRYPTION_SECRET_PREVIOUS: OLD } })).rejects.toMatchObject({ name: 'ConfigError', message: expect.stringMatching(/KEY_ENCRYPTION_SECRET_PREVIOUS is the secret KEY_ENCRYPTION_SECRET replaces/) });
+    await expect(startApp({ env: { KEY_ENCRYPTION_SECRET_PREVIOUS: OLD } })).rejects.toMatchObject({ name: 'ConfigError', message: expect.stringMatching(/KEY_ENCRYPTION_SECRET_PREVIOUS names the secrets KEY_ENCRYPTION_SECRET replaced/) });
     const short = startApp({ env: { KEY_ENCRYPTION_SECRET: 'short-secret' } });
-    await expect(short).rejects.toMatchObject({ name: 'ConfigError', message: expect.stringContaining('KEY_ENCRYPTION_SECRET=(hidden)') });
+    await expect(short).rejects.toMatchObject({ name: 'ConfigError', message: expect.stringContaining('KEY_ENCRYPTION_SECRET=(not shown)') });
     await expect(short).rejects.toMatchObject({ message: expect.not.stringContaining('short-secret') });
   });
 });

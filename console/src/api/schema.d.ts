@@ -811,7 +811,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Checks the targeted store's hash chain: how many entries are sound, and the first that is not. */
+        /** Checks the targeted store's keyed hash chain (how many entries are sound, the first that is not, and why) and its newest checkpoint (whether the newest entries were removed). */
         get: operations["AuditController_verify"];
         put?: never;
         post?: never;
@@ -1397,6 +1397,26 @@ export interface components {
             /** @enum {string} */
             type: "user" | "apiKey" | "machine" | "system" | "anonymous";
         };
+        AuditCheckpointResponse: {
+            /**
+             * Format: date-time
+             * @description That entry's time.
+             */
+            at: string;
+            /** @description That entry's hash when the checkpoint was made. */
+            hash: string;
+            /** @description The entry it anchors: its place in the store's chain. */
+            seq: string;
+            /** @description A JWS by the service's signing key (RS256, header `typ: audit-checkpoint` and `kid`) of `{ storeId, seq, hash, at, iat }`: verify it against `/auth-api/.well-known/jwks.json`. */
+            signature: string;
+            /**
+             * Format: date-time
+             * @description When the checkpoint was made.
+             */
+            signedAt: string;
+            /** Format: uuid */
+            storeId: string;
+        };
         AuditEntryResponse: {
             /** @description See docs/audit-actions.md. */
             action: string;
@@ -1406,10 +1426,13 @@ export interface components {
             details: {
                 [key: string]: unknown;
             } | null;
+            /** @description HMAC-SHA256 under the chain key `keyId` of `prevHash` and the entry (SHA-256 for an entry without `keyId`). */
             hash: string;
             /** Format: uuid */
             id: string;
             ip: string | null;
+            /** @description The chain key the hash is keyed with (its id, never the key); null: written before the chain was keyed. */
+            keyId: string | null;
             /** @enum {string} */
             outcome: "success" | "failure";
             prevHash: string | null;
@@ -1428,8 +1451,19 @@ export interface components {
             type: string;
         };
         AuditVerifyResponse: {
+            /** @description The newest checkpoint the check used, null before the store's first (made within a minute of its entries). */
+            checkpoint: components["schemas"]["AuditCheckpointResponse"] | null;
             /** @description The first entry whose hash or link does not match, or null. */
             firstBrokenId: string | null;
+            /**
+             * @description Why that entry is broken: `edited` (its hash does not match it: changed, or made, without the chain key), `unlinked` (it does not follow the entry before: one removed or inserted), `unknownKey` (keyed under a key the service does not hold: see KEY_ENCRYPTION_SECRET_PREVIOUS), `downgraded` (in a weaker form than an entry before it: unkeyed after a keyed one, or under the development key after a secret's); null when none is.
+             * @enum {string|null}
+             */
+            firstBrokenReason: "edited" | "unlinked" | "unknownKey" | "downgraded" | null;
+            /** @description The newest checkpoint's entry is missing, or has another hash: the newest entries were removed or replaced. */
+            truncated: boolean;
+            /** @description When truncated: the seq of the newest checkpoint the chain still matches (what follows it was removed or replaced); null when none does, or when not truncated. */
+            truncatedAfter: string | null;
             /** @description Entries checked and sound, in chain order, before the first broken one. */
             verified: number;
         };

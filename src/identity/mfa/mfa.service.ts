@@ -45,8 +45,8 @@ export interface MfaFactors {
 export class MfaService implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('MfaService');
   private readonly encryption: KeyEncryption;
-  // Recovery codes are HMACs keyed with these: the current secret's, and during a rotation the
-  // previous one's too (a hash cannot be sealed again).
+  // Recovery codes are HMACs keyed with these: the current secret, and during a rotation the
+  // earlier ones too (a hash cannot be sealed again).
   private readonly peppers: string[];
 
   constructor(
@@ -65,7 +65,7 @@ export class MfaService implements OnModuleInit, OnApplicationBootstrap, OnModul
     const { KEY_ENCRYPTION_SECRET, KEY_ENCRYPTION_SECRET_PREVIOUS } = config.env;
     this.encryption = new KeyEncryption(KEY_ENCRYPTION_SECRET, { salt: 'svc-totp-secrets', what: 'the authenticator-app secrets' }, KEY_ENCRYPTION_SECRET_PREVIOUS);
     // With KEY_ENCRYPTION_SECRET a stolen table alone does not let recovery codes be tried offline.
-    this.peppers = [KEY_ENCRYPTION_SECRET ?? 'recovery-codes', ...(KEY_ENCRYPTION_SECRET_PREVIOUS ? [KEY_ENCRYPTION_SECRET_PREVIOUS] : [])];
+    this.peppers = [KEY_ENCRYPTION_SECRET ?? 'recovery-codes', ...(KEY_ENCRYPTION_SECRET_PREVIOUS?.split(',') ?? [])];
   }
 
   // During a KEY_ENCRYPTION_SECRET rotation, every app secret the previous secret sealed is sealed

@@ -9,7 +9,7 @@ import { Ctx, type RequestContext } from '../../kernel/request-context.js';
 import { ADMIN_ROLES } from '../../kernel/roles.js';
 import { P } from '../../kernel/service-permissions.js';
 import { AppConfig } from '../../platform/config/app-config.js';
-import { AuditEntryResponse, AuditExportQuery, AuditLogQuery, AuditVerifyResponse, CSV_COLUMNS, toAuditEntryResponse, toCsvRow, type AuditLogFilterQuery } from './audit.dto.js';
+import { AuditEntryResponse, AuditExportQuery, AuditLogQuery, AuditVerifyResponse, CSV_HEADER, toAuditEntryResponse, toCheckpointResponse, toCsvRow, type AuditLogFilterQuery } from './audit.dto.js';
 import type { AuditFilter, AuditPosition } from './audit.repository.js';
 import { AuditService } from './audit.service.js';
 
@@ -58,7 +58,7 @@ export class AuditController {
     const filter = filterOf(query);
     res.status(200).type(csv ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8');
     res.setHeader('Content-Disposition', `attachment; filename="audit-log.${csv ? 'csv' : 'ndjson'}"`);
-    if (csv) res.write(`${CSV_COLUMNS.join(',')}\n`);
+    if (csv) res.write(`${CSV_HEADER}\n`);
     // A page at a time, waiting for the client to take each: never the whole result in memory.
     let position: AuditPosition | undefined;
     for (;;) {
@@ -74,10 +74,11 @@ export class AuditController {
 
   @Get('v1/auditlogs/verify')
   @Authenticated({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission: P.auditLogRead, saasAdminTargetsAnyStore: true })
-  @ApiOperation({ summary: 'Checks the targeted store\'s hash chain: how many entries are sound, and the first that is not.' })
+  @ApiOperation({ summary: 'Checks the targeted store\'s keyed hash chain (how many entries are sound, the first that is not, and why) and its newest checkpoint (whether the newest entries were removed).' })
   @ApiResult(AuditVerifyResponse)
   async verify(@Ctx() ctx: RequestContext) {
-    return { status: 'OK', ...(await this.audit.verify(ctx.store!.id)) };
+    const check = await this.audit.verify(ctx.store!.id);
+    return { status: 'OK', ...check, checkpoint: check.checkpoint && toCheckpointResponse(check.checkpoint) };
   }
 }
 

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsDate, IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, Min } from 'class-validator';
-import type { AuditEntryEntity } from './audit.entity.js';
+import type { AuditCheckpointEntity, AuditEntryEntity } from './audit.entity.js';
 
 // The filters of the list and the export.
 export class AuditLogFilterQuery {
@@ -82,13 +82,35 @@ export class AuditEntryResponse {
   @ApiProperty({ type: String, nullable: true }) sessionId: string | null;
   @ApiProperty({ type: 'object', nullable: true, additionalProperties: true }) details: Record<string, unknown> | null;
   @ApiProperty({ type: String, nullable: true }) prevHash: string | null;
-  @ApiProperty() hash: string;
+  @ApiProperty({ description: 'HMAC-SHA256 under the chain key `keyId` of `prevHash` and the entry (SHA-256 for an entry without `keyId`).' }) hash: string;
+  @ApiProperty({ type: String, nullable: true, description: 'The chain key the hash is keyed with (its id, never the key); null: written before the chain was keyed.' }) keyId: string | null;
+}
+
+export class AuditCheckpointResponse {
+  @ApiProperty({ format: 'uuid' }) storeId: string;
+  @ApiProperty({ description: 'The entry it anchors: its place in the store\'s chain.' }) seq: string;
+  @ApiProperty({ description: 'That entry\'s hash when the checkpoint was made.' }) hash: string;
+  @ApiProperty({ format: 'date-time', description: 'That entry\'s time.' }) at: string;
+  @ApiProperty({ format: 'date-time', description: 'When the checkpoint was made.' }) signedAt: string;
+  @ApiProperty({ description: 'A JWS by the service\'s signing key (RS256, header `typ: audit-checkpoint` and `kid`) of `{ storeId, seq, hash, at, iat }`: verify it against `/auth-api/.well-known/jwks.json`.' }) signature: string;
 }
 
 export class AuditVerifyResponse {
   @ApiProperty({ type: 'integer', description: 'Entries checked and sound, in chain order, before the first broken one.' }) verified: number;
   @ApiProperty({ type: String, nullable: true, description: 'The first entry whose hash or link does not match, or null.' }) firstBrokenId: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    enum: ['edited', 'unlinked', 'unknownKey', 'downgraded'],
+    description: 'Why that entry is broken: `edited` (its hash does not match it: changed, or made, without the chain key), `unlinked` (it does not follow the entry before: one removed or inserted), `unknownKey` (keyed under a key the service does not hold: see KEY_ENCRYPTION_SECRET_PREVIOUS), `downgraded` (in a weaker form than an entry before it: unkeyed after a keyed one, or under the development key after a secret\'s); null when none is.',
+  })
+  firstBrokenReason: AuditBrokenReason | null;
+  @ApiProperty({ description: 'The newest checkpoint\'s entry is missing, or has another hash: the newest entries were removed or replaced.' }) truncated: boolean;
+  @ApiProperty({ type: String, nullable: true, description: 'When truncated: the seq of the newest checkpoint the chain still matches (what follows it was removed or replaced); null when none does, or when not truncated.' }) truncatedAfter: string | null;
+  @ApiProperty({ type: AuditCheckpointResponse, nullable: true, description: 'The newest checkpoint the check used, null before the store\'s first (made within a minute of its entries).' }) checkpoint: AuditCheckpointResponse | null;
 }
+
+export type AuditBrokenReason = 'edited' | 'unlinked' | 'unknownKey' | 'downgraded';
 
 export function toAuditEntryResponse(e: AuditEntryEntity): AuditEntryResponse {
   return {
@@ -108,18 +130,29 @@ export function toAuditEntryResponse(e: AuditEntryEntity): AuditEntryResponse {
     details: e.details,
     prevHash: e.prevHash,
     hash: e.hash,
+    keyId: e.keyId,
   };
+}
+
+export function toCheckpointResponse(c: AuditCheckpointEntity): AuditCheckpointResponse {
+  return { storeId: c.storeId, seq: String(c.seq), hash: c.hash, at: c.at.toISOString(), signedAt: c.signedAt.toISOString(), signature: c.signature };
 }
 
 // The CSV export's columns, in order.
 export const CSV_COLUMNS = ['id', 'at', 'action', 'outcome', 'reason', 'actorType', 'actorId', 'actorRoleId', 'targetType', 'targetId', 'ip', 'userAgent', 'requestId', 'sessionId', 'details', 'hash'] as const;
 
+// The header line: quoted as the rows are.
+export const CSV_HEADER = CSV_COLUMNS.map(csvField).join(',');
+
 export function toCsvRow(e: AuditEntryEntity): string {
-  return CSV_COLUMNS.map((c) => {
-    const v = c === 'at' ? e.at.toISOString() : c === 'details' ? (e.details ? JSON.stringify(e.details) : '') : (e[c] ?? '');
-    const s = String(v);
-    // A leading = + - @ would be a formula in a spreadsheet.
-    const safe = /^[=+\-@]/.test(s) ? `'${s}` : s;
-    return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
-  }).join(',');
+  return CSV_COLUMNS.map((c) => csvField(c === 'at' ? e.at.toISOString() : c === 'details' ? (e.details ? JSON.stringify(e.details) : '') : (e[c] ?? ''))).join(',');
+}
+
+// Every field quoted: a spreadsheet whose list separator is `;` (or a tab) would otherwise split
+// an unquoted one there and read what follows as a field of its own. A field starting with
+// = + - @, a tab or a carriage return would be a formula: a leading ' keeps it text (OWASP's
+// CSV injection rule).
+export function csvField(value: string): string {
+  const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return `"${text.replaceAll('"', '""')}"`;
 }

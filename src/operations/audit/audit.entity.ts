@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-// One audit entry (migration 1765200000000): append-only, chained per store by `seq`,
-// `prevHash` and `hash` (docs/audit-log.md).
+// One audit entry (migrations 1765200000000, 1765800000000): append-only, chained per store by
+// `seq`, `prevHash` and `hash`, keyed under `keyId` (docs/audit-log.md).
 @Entity('audit_log')
 export class AuditEntryEntity {
   @PrimaryColumn({ type: 'uuid' })
@@ -61,4 +61,41 @@ export class AuditEntryEntity {
 
   @Column({ type: 'char', length: 64 })
   hash: string;
+
+  // The chain key its hash is an HMAC under (audit-keys.ts); null: written before the chain was
+  // keyed, a plain SHA-256.
+  @Column({ type: 'varchar', length: 16, nullable: true })
+  keyId: string | null;
+}
+
+// A store's chain head as it was at `signedAt` (migration 1765800000000): its entry `seq` had
+// this hash. Signed with the service's RS256 signing key (`signature`, a JWS, also published on
+// the broker for whoever keeps them) and MACed under the chain's key (`mac`, what the check
+// trusts). Newer checkpoints show the newest entries removed.
+@Entity('audit_checkpoint')
+export class AuditCheckpointEntity {
+  @PrimaryColumn({ type: 'uuid' })
+  storeId: string;
+
+  @PrimaryColumn({ type: 'bigint' })
+  seq: string;
+
+  @Column({ type: 'char', length: 64 })
+  hash: string;
+
+  // The entry's time: past the retention the entry may have gone, and the checkpoint with it.
+  @Column({ type: 'timestamptz' })
+  at: Date;
+
+  @Column({ type: 'timestamptz' })
+  signedAt: Date;
+
+  @Column({ type: 'varchar', length: 16 })
+  keyId: string;
+
+  @Column({ type: 'char', length: 64 })
+  mac: string;
+
+  @Column({ type: 'text' })
+  signature: string;
 }

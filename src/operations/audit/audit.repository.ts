@@ -3,10 +3,23 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { managerOf, type Tx } from '../../platform/database/transactions.js';
-import { canonicalAround, chainHash } from './audit-chain.js';
-import { AuditEntryEntity } from './audit.entity.js';
+import { keyedChainHash } from './audit-chain.js';
+import { AuditChainKeys } from './audit-keys.js';
+import { AuditCheckpointEntity, AuditEntryEntity } from './audit.entity.js';
 
-export type NewAuditEntry = Omit<AuditEntryEntity, 'storeId' | 'seq' | 'prevHash' | 'hash'>;
+export type NewAuditEntry = Omit<AuditEntryEntity, 'storeId' | 'seq' | 'prevHash' | 'hash' | 'keyId'>;
+
+// A store's last entry: where the next one links.
+interface Head {
+  seq: string;
+  hash: string;
+}
+
+// The newest entry of a store, and whether a checkpoint names it already.
+export interface ChainHead extends Head {
+  at: Date;
+  anchored: boolean;
+}
 
 export interface AuditFilter {
   action?: string;
@@ -40,89 +53,106 @@ export const COUNT_PER_PERIOD_SQL = `SELECT date_trunc($5::text, "at", 'UTC') AS
   WHERE "storeId" = $1 AND "action" = ANY($2::varchar[]) AND "at" >= $3 AND "at" < $4
   GROUP BY 1, 2`;
 
-// Namespace of the per-store advisory locks (two-key form, apart from the one-key locks of
-// the seed and the signing keys).
-const CHAIN_LOCK_SPACE = 0x4155_4454; // "AUDT"
-
 // An entry's columns in the order `append` writes them, with their types.
 const COLUMNS = {
   id: 'uuid', storeId: 'uuid', seq: 'bigint', at: 'timestamptz', action: 'varchar', outcome: 'varchar', reason: 'varchar',
   actorType: 'varchar', actorId: 'varchar', actorRoleId: 'varchar', targetType: 'varchar', targetId: 'varchar', ip: 'varchar',
-  userAgent: 'varchar', requestId: 'varchar', sessionId: 'varchar', details: 'jsonb', prevHash: 'char', hash: 'char',
+  userAgent: 'varchar', requestId: 'varchar', sessionId: 'varchar', details: 'jsonb', prevHash: 'char(64)', hash: 'char(64)', keyId: 'varchar',
 } as const satisfies Record<keyof AuditEntryEntity, string>;
 type Column = keyof typeof COLUMNS;
 const ALL = Object.keys(COLUMNS) as Column[];
 const INSERT_ROWS = 1_000;
 const INSERT_INTO = `INSERT INTO "audit_log" (${ALL.map((c) => `"${c}"`).join(', ')}) VALUES `;
 
-// One entry after the store's last, in one statement: the database gives it the next seq and
-// the last entry's hash, and hashes it as chainHash does (the last two parameters are the
-// canonical text before and after the seq; audit-chain.ts).
-const GIVEN = ALL.filter((c) => c !== 'seq' && c !== 'prevHash' && c !== 'hash');
-const APPEND_ONE = `WITH "last" AS (SELECT "seq", "hash" FROM "audit_log" WHERE "storeId" = $2::uuid ORDER BY "seq" DESC LIMIT 1),
-  "next" AS (SELECT coalesce((SELECT "seq" FROM "last"), 0) + 1 AS "seq", (SELECT "hash" FROM "last") AS "prevHash")
-  INSERT INTO "audit_log" (${[...GIVEN, 'seq', 'prevHash', 'hash'].map((c) => `"${c}"`).join(', ')})
-  SELECT ${GIVEN.map((c, i) => `$${i + 1}::${COLUMNS[c]}`).join(', ')}, "seq", "prevHash",
-    encode(sha256(convert_to(coalesce("prevHash", '') || $${GIVEN.length + 1}::text || "seq"::text || $${GIVEN.length + 2}::text, 'UTF8')), 'hex')
-  FROM "next"
-  RETURNING "seq", "prevHash", "hash"`;
+// The store's chain lock (per store, on every replica) and its last entry, in one statement
+// (migration 1765800000000: the function reads after the lock is granted).
+const LOCKED_HEAD = 'SELECT "lastSeq" AS "seq", "lastHash" AS "hash" FROM "audit_chain_head"($1)';
+const HEAD = 'SELECT "seq", "hash" FROM "audit_log" WHERE "storeId" = $1 ORDER BY "seq" DESC LIMIT 1';
+
+// One entry after the store's last, on the embedded database, in one statement: inserted only if
+// that last entry is still the one the entry was chained to ($1 store, $2 its seq, $3 its hash;
+// null and null for an empty chain). Nothing is inserted otherwise, and no error aborts the
+// transaction it runs in.
+const APPEND_AFTER = `WITH "last" AS (${HEAD})
+  INSERT INTO "audit_log" (${ALL.map((c) => `"${c}"`).join(', ')})
+  SELECT ${ALL.map((c, i) => `$${i + 4}::${COLUMNS[c]}`).join(', ')}
+  WHERE (SELECT "seq" FROM "last") IS NOT DISTINCT FROM $2::bigint AND (SELECT "hash" FROM "last") IS NOT DISTINCT FROM $3::char(64)
+  RETURNING 1`;
+
+// Last entries remembered per store (embedded database), at most this many stores.
+const HEADS_KEPT = 10_000;
 
 function param(row: Partial<AuditEntryEntity>, c: Column): unknown {
   return c === 'details' && row.details ? JSON.stringify(row.details) : row[c];
 }
 
 // Tenant-level: every method takes the store id first and has it in every query, except the
-// retention sweep (every store's old entries).
+// retention sweeps (every store's old entries).
 @Injectable()
 export class AuditRepository {
   // The embedded database runs one transaction at a time (its one session belongs to a
   // connection for the whole of a transaction), so there the chain needs no lock of its own.
   private readonly chainLock: boolean;
+  // Embedded: each store's last entry as this process wrote it. The only writer is this process,
+  // so the guess is nearly always right, and the insert checks it (a rolled-back or removed
+  // entry makes it wrong: then the entry is chained again to what the database holds).
+  private readonly heads = new Map<string, Head>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly keys: AuditChainKeys,
     config: AppConfig,
   ) {
     this.chainLock = !config.embeddedDatabase;
   }
 
-  // Appends entries to the store's chain: one writer per store at a time on every replica (a
-  // transaction-level advisory lock), so two writers never chain to the same last entry.
-  // Within `tx` when given (the entry commits or rolls back with the change it records).
-  // Plain SQL, as a login's other statements: a sign-in writes its entry here.
+  // Appends entries to the store's chain, their hashes HMACs under the current chain key, computed
+  // here: the key never reaches the database. One writer per store at a time on every replica (a
+  // transaction-level advisory lock), so two writers never chain to the same last entry. Within
+  // `tx` when given (the entry commits or rolls back with the change it records). Plain SQL, as a
+  // login's other statements: a sign-in writes its entry here, in two statements on PostgreSQL
+  // (the lock with the last entry, the insert) and one on the embedded database.
   append(storeId: string, entries: NewAuditEntry[], tx?: Tx): Promise<AuditEntryEntity[]> {
     const work = async (m: EntityManager) => {
-      // The lock and the read of the last entry are two statements, not one: under READ
-      // COMMITTED a statement reads the snapshot taken when it starts, so a read in the statement
-      // that waits for the lock would miss the entry of the writer it waited for (a duplicate
-      // seq, seen under concurrent sign-ins).
-      if (this.chainLock) await m.query('SELECT pg_advisory_xact_lock($1::int, hashtext($2))', [CHAIN_LOCK_SPACE, storeId]);
-      if (entries.length === 1) return [await this.appendOne(m, { ...entries[0], storeId })];
-      const [last] = (await m.query('SELECT "seq", "hash" FROM "audit_log" WHERE "storeId" = $1 ORDER BY "seq" DESC LIMIT 1', [storeId])) as { seq: string; hash: string }[];
-      let seq = last ? BigInt(last.seq) : 0n;
-      let prevHash: string | null = last?.hash ?? null;
-      const rows = entries.map((e) => {
-        seq += 1n;
-        const row = { ...e, storeId, seq: String(seq), prevHash, hash: '' } as AuditEntryEntity;
-        row.hash = chainHash(prevHash, row);
-        prevHash = row.hash;
-        return row;
-      });
+      if (!this.chainLock && entries.length === 1) {
+        const guess = this.heads.get(storeId);
+        const rows = guess && this.chained(storeId, entries, guess);
+        if (rows && (await m.query(APPEND_AFTER, [storeId, guess.seq, guess.hash, ...ALL.map((c) => param(rows[0], c))])).length) return this.remember(storeId, rows);
+      }
+      const [head] = (await m.query(this.chainLock ? LOCKED_HEAD : HEAD, [storeId])) as Head[];
+      const rows = this.chained(storeId, entries, head);
       // A statement takes at most 65,535 parameters: a long queue goes in slices.
       for (let from = 0; from < rows.length; from += INSERT_ROWS) {
         const slice = rows.slice(from, from + INSERT_ROWS);
         const values = slice.map((_, r) => `(${ALL.map((_, c) => `$${r * ALL.length + c + 1}`).join(', ')})`);
         await m.query(INSERT_INTO + values.join(', '), slice.flatMap((row) => ALL.map((c) => param(row, c))));
       }
-      return rows;
+      return this.remember(storeId, rows);
     };
     return tx ? work(managerOf(this.dataSource, tx)) : this.dataSource.transaction(work);
   }
 
-  // A sign-in's entry (or any one alone): one statement instead of a read and an insert.
-  private async appendOne(m: EntityManager, entry: Omit<AuditEntryEntity, 'seq' | 'prevHash' | 'hash'>): Promise<AuditEntryEntity> {
-    const [returned] = (await m.query(APPEND_ONE, [...GIVEN.map((c) => param(entry, c)), ...canonicalAround(entry)])) as [{ seq: string; prevHash: string | null; hash: string }];
-    return { ...entry, ...returned };
+  // The entries as they follow `head`, numbered and hashed.
+  private chained(storeId: string, entries: NewAuditEntry[], head: Head | undefined): AuditEntryEntity[] {
+    const { id: keyId, key } = this.keys.current;
+    let seq = head ? BigInt(head.seq) : 0n;
+    let prevHash = head?.hash ?? null;
+    return entries.map((e) => {
+      seq += 1n;
+      const row = { ...e, storeId, seq: String(seq), prevHash, hash: '', keyId } as AuditEntryEntity;
+      row.hash = keyedChainHash(key, prevHash, row);
+      prevHash = row.hash;
+      return row;
+    });
+  }
+
+  private remember(storeId: string, rows: AuditEntryEntity[]): AuditEntryEntity[] {
+    if (this.chainLock) return rows;
+    const last = rows.at(-1)!;
+    this.heads.delete(storeId);
+    this.heads.set(storeId, { seq: last.seq, hash: last.hash });
+    if (this.heads.size > HEADS_KEPT) this.heads.delete(this.heads.keys().next().value!);
+    return rows;
   }
 
   // A page of the store's entries matching `filter`, newest first, after `position`.
@@ -149,6 +179,53 @@ export class AuditRepository {
       .orderBy('"a"."seq"', 'ASC')
       .limit(limit)
       .getMany();
+  }
+
+  // The store's newest entry, and whether a checkpoint names it; undefined for an empty chain.
+  async head(storeId: string): Promise<ChainHead | undefined> {
+    const [row] = (await this.dataSource.query(
+      `SELECT a."seq", a."hash", a."at", EXISTS (SELECT 1 FROM "audit_checkpoint" c WHERE c."storeId" = a."storeId" AND c."seq" = a."seq") AS "anchored"
+        FROM "audit_log" a WHERE a."storeId" = $1 ORDER BY a."seq" DESC LIMIT 1`,
+      [storeId],
+    )) as ChainHead[];
+    return row;
+  }
+
+  // A checkpoint kept once: another replica's of the same entry stays. Whether this one was kept.
+  async addCheckpoint(c: AuditCheckpointEntity): Promise<boolean> {
+    const rows = (await this.dataSource.query(
+      `INSERT INTO "audit_checkpoint" ("storeId", "seq", "hash", "at", "signedAt", "keyId", "mac", "signature") VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+        ON CONFLICT ("storeId", "seq") DO NOTHING RETURNING 1`,
+      [c.storeId, c.seq, c.hash, c.at, c.signedAt, c.keyId, c.mac, c.signature],
+    )) as unknown[];
+    return rows.length > 0;
+  }
+
+  // The store's newest checkpoints of entries at or after `since`, newest first; with `matching`,
+  // only those whose entry is still there with the hash they name.
+  checkpoints(storeId: string, since: Date, limit: number, matching = false): Promise<AuditCheckpointEntity[]> {
+    return this.dataSource.query(
+      `SELECT c."storeId", c."seq"::text AS "seq", c."hash", c."at", c."signedAt", c."keyId", c."mac", c."signature" FROM "audit_checkpoint" c
+        ${matching ? 'JOIN "audit_log" a ON a."storeId" = c."storeId" AND a."seq" = c."seq" AND a."hash" = c."hash"' : ''}
+        WHERE c."storeId" = $1 AND c."at" >= $2 ORDER BY c."seq" DESC LIMIT $3`,
+      [storeId, since, limit],
+    );
+  }
+
+  // The hash of the store's entry `seq`, if it is there.
+  async hashAt(storeId: string, seq: string): Promise<string | undefined> {
+    const [row] = (await this.dataSource.query('SELECT "hash" FROM "audit_log" WHERE "storeId" = $1 AND "seq" = $2', [storeId, seq])) as { hash: string }[];
+    return row?.hash;
+  }
+
+  // Deletes up to `batch` checkpoints of entries older than `before` (any store); how many went.
+  async deleteCheckpointsOlderThan(before: Date, batch: number): Promise<number> {
+    const [row] = (await this.dataSource.query(
+      `WITH "gone" AS (DELETE FROM "audit_checkpoint" WHERE ("storeId", "seq") IN (SELECT "storeId", "seq" FROM "audit_checkpoint" WHERE "at" < $1 LIMIT $2) RETURNING 1)
+        SELECT count(*)::int AS "n" FROM "gone"`,
+      [before, batch],
+    )) as { n: number }[];
+    return row.n;
   }
 
   // Deletes up to `batch` entries older than `before` (any store); how many went.

@@ -7,8 +7,10 @@ import { auditTopic } from '../../messaging/broker/topics.js';
 import { Clock, DAY_MS } from '../../platform/clock/clock.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { afterCommit, type Tx } from '../../platform/database/transactions.js';
-import { chainHash } from './audit-chain.js';
-import { toAuditEntryResponse } from './audit.dto.js';
+import { chainHash, keyedChainHash } from './audit-chain.js';
+import { AuditCheckpointService, type AnchorCheck } from './audit-checkpoint.service.js';
+import { AuditChainKeys } from './audit-keys.js';
+import { toAuditEntryResponse, type AuditBrokenReason } from './audit.dto.js';
 import type { AuditEntryEntity } from './audit.entity.js';
 import { AuditRepository, type AuditFilter, type AuditPosition, type NewAuditEntry } from './audit.repository.js';
 
@@ -42,10 +44,18 @@ export interface SignInSeries {
   last7d: SignInBucket[];
 }
 
-export interface ChainCheck {
+export interface ChainCheck extends AnchorCheck {
   verified: number;
   firstBrokenId: string | null;
+  firstBrokenReason: AuditBrokenReason | null;
 }
+
+// How much an entry's hash proves, from none to all: unkeyed (SHA-256), the development key,
+// a secret's key. A chain never goes down this scale: whoever can write the table could
+// otherwise rewrite what follows a keyed entry as unkeyed.
+const UNKEYED = 0;
+const DEVELOPMENT_KEY = 1;
+const SECRET_KEY = 2;
 
 @Injectable()
 export class AuditService extends AuditLog implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
@@ -56,6 +66,8 @@ export class AuditService extends AuditLog implements OnApplicationBootstrap, Be
 
   constructor(
     private readonly entries: AuditRepository,
+    private readonly keys: AuditChainKeys,
+    private readonly checkpoints: AuditCheckpointService,
     private readonly clock: Clock,
     private readonly config: AppConfig,
     private readonly publisher: EventPublisher,
@@ -75,8 +87,11 @@ export class AuditService extends AuditLog implements OnApplicationBootstrap, Be
     const entry = this.toEntry(input, context);
     if (tx) {
       const written = await this.entries.append(input.storeId, [entry], tx);
-      // Published once the change and its entry are committed; never for a rolled-back one.
-      afterCommit(tx, () => this.publish(written));
+      // Published (and anchored) once the change and its entry are committed; never for a rolled-back one.
+      afterCommit(tx, () => {
+        this.publish(written);
+        this.checkpoints.note(input.storeId, written.length);
+      });
       return;
     }
     this.queue.push({ storeId: input.storeId, entry });
@@ -95,6 +110,9 @@ export class AuditService extends AuditLog implements OnApplicationBootstrap, Be
   }
 
   onApplicationBootstrap(): void {
+    if (this.enabled && this.keys.current.development) {
+      this.logger.warn('KEY_ENCRYPTION_SECRET is not set: the audit log\'s chain is keyed with the fixed development key, so whoever can write to the database can rewrite it unseen');
+    }
     this.sweeper = setInterval(() => void this.sweep().catch((err: unknown) => this.logger.warn({ err }, 'audit retention sweep failed')), SWEEP_EVERY_MS);
     this.sweeper.unref();
   }
@@ -102,26 +120,37 @@ export class AuditService extends AuditLog implements OnApplicationBootstrap, Be
   // Nothing queued is lost on a graceful shutdown: what is queued is written before the HTTP
   // server closes, and again once the requests it was still answering are done (Nest closes the
   // server between the two hooks, and the database after this module's shutdown hook).
+  // The newest entries are anchored too: checkpoints while the broker still publishes them, and
+  // again for the entries of the requests answered last.
   async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.sweeper);
     await this.flush();
+    await this.checkpoints.run();
   }
 
   async onApplicationShutdown(): Promise<void> {
     await this.flush();
     clearTimeout(this.timer);
     if (this.queue.length) this.logger.error({ lost: this.queue.length }, 'audit entries lost at shutdown: the database refused them');
+    await this.checkpoints.run();
   }
 
-  // Deletes entries past the retention, a batch per statement; how many went.
+  // Deletes entries past the retention, a batch per statement, and the checkpoints of such
+  // entries; how many entries went.
   async sweep(): Promise<number> {
-    const before = new Date(this.clock.now().getTime() - this.config.settings.auditLog.retentionDays * DAY_MS);
+    const before = this.retainedSince();
     let total = 0;
     for (;;) {
       const n = await this.entries.deleteOlderThan(before, SWEEP_BATCH);
       total += n;
-      if (n < SWEEP_BATCH) return total;
+      if (n < SWEEP_BATCH) break;
     }
+    while ((await this.entries.deleteCheckpointsOlderThan(before, SWEEP_BATCH)) === SWEEP_BATCH);
+    return total;
+  }
+
+  private retainedSince(): Date {
+    return new Date(this.clock.now().getTime() - this.config.settings.auditLog.retentionDays * DAY_MS);
   }
 
   page(storeId: string, filter: AuditFilter, position: AuditPosition | undefined, limit: number): Promise<AuditEntryEntity[]> {
@@ -158,19 +187,33 @@ export class AuditService extends AuditLog implements OnApplicationBootstrap, Be
 
   // Walks the store's chain in order. The first entry kept is trusted as the anchor (older
   // ones may have gone with the retention); from there each must link to the one before and
-  // hash to its stored hash.
+  // hash to its stored hash: an HMAC under the chain key it names, or for entries written before
+  // the chain was keyed, SHA-256. Then the newest checkpoint's entry must still be there as it was.
   async verify(storeId: string): Promise<ChainCheck> {
+    const [chain, anchor] = await Promise.all([this.walk(storeId), this.checkpoints.check(storeId, this.retainedSince())]);
+    return { ...chain, ...anchor };
+  }
+
+  private async walk(storeId: string): Promise<Pick<ChainCheck, 'verified' | 'firstBrokenId' | 'firstBrokenReason'>> {
     let verified = 0;
     let prev: AuditEntryEntity | undefined;
+    let strongest = UNKEYED;
+    const broken = (row: AuditEntryEntity, reason: AuditBrokenReason) => ({ verified, firstBrokenId: row.id, firstBrokenReason: reason });
     for (;;) {
       const rows = await this.entries.chainPage(storeId, prev?.seq ?? '0', VERIFY_PAGE);
       for (const row of rows) {
         const linked = prev ? row.prevHash === prev.hash && BigInt(row.seq) === BigInt(prev.seq) + 1n : row.seq !== '1' || row.prevHash === null;
-        if (!linked || chainHash(row.prevHash, row) !== row.hash) return { verified, firstBrokenId: row.id };
+        if (!linked) return broken(row, 'unlinked');
+        const key = row.keyId === null ? undefined : this.keys.get(row.keyId);
+        if (row.keyId !== null && !key) return broken(row, 'unknownKey');
+        const strength = !key ? UNKEYED : key.development ? DEVELOPMENT_KEY : SECRET_KEY;
+        if (strength < strongest) return broken(row, 'downgraded');
+        if ((key ? keyedChainHash(key.key, row.prevHash, row) : chainHash(row.prevHash, row)) !== row.hash) return broken(row, 'edited');
+        strongest = strength;
         verified++;
         prev = row;
       }
-      if (rows.length < VERIFY_PAGE) return { verified, firstBrokenId: null };
+      if (rows.length < VERIFY_PAGE) return { verified, firstBrokenId: null, firstBrokenReason: null };
     }
   }
 
@@ -188,6 +231,7 @@ export class AuditService extends AuditLog implements OnApplicationBootstrap, Be
     for (const [storeId, entries] of byStore) {
       try {
         this.publish(await this.entries.append(storeId, entries));
+        this.checkpoints.note(storeId, entries.length);
       } catch (err) {
         this.logger.warn({ err, storeId, entries: entries.length }, 'audit entries could not be written: kept for the next flush');
         failed.push(...entries.map((entry) => ({ storeId, entry })));

@@ -69,6 +69,14 @@ describe('loadEnv', () => {
     expect(configError(() => loadEnv({ [key]: value })).message).toContain(`${key}=`);
   });
 
+  it('reads earlier KEY_ENCRYPTION_SECRET values, and refuses one too short without printing it', () => {
+    expect(loadEnv({ KEY_ENCRYPTION_SECRET: 'the current secret value', KEY_ENCRYPTION_SECRET_PREVIOUS: 'an earlier secret value,the one before that' }).KEY_ENCRYPTION_SECRET_PREVIOUS).toBe('an earlier secret value,the one before that');
+    const message = configError(() => loadEnv({ KEY_ENCRYPTION_SECRET_PREVIOUS: 'an earlier secret value,short' })).message;
+    expect(message).toContain('KEY_ENCRYPTION_SECRET_PREVIOUS=');
+    expect(message).not.toContain('an earlier secret value');
+    expect(configError(() => loadEnv({ KEY_ENCRYPTION_SECRET: 'too short' })).message).not.toContain('too short');
+  });
+
   it('lists every bad key at once', () => {
     const message = configError(() => loadEnv({ PORT: '70000', LOG_LEVEL: 'loud' })).message;
     expect(message).toContain('PORT=');

@@ -112,12 +112,12 @@ export class EnvVars {
   @MinLength(16, { message: 'KEY_ENCRYPTION_SECRET must be at least 16 characters' })
   KEY_ENCRYPTION_SECRET?: string;
 
-  // The secret KEY_ENCRYPTION_SECRET replaces, during a rotation: values sealed with it still open,
-  // and are sealed again under the new one (docs/operations.md).
+  // Earlier values of KEY_ENCRYPTION_SECRET, newest first, separated by commas, during a rotation
+  // (docs/operations.md): what they sealed still opens and is sealed again under the current
+  // one; the audit log's chain verifies the entries keyed under them.
   @Transform(emptyToUndefined)
   @IsOptional()
-  @IsString()
-  @MinLength(16, { message: 'KEY_ENCRYPTION_SECRET_PREVIOUS must be at least 16 characters' })
+  @Matches(/^[^,]{16,}(,[^,]{16,})*$/, { message: 'KEY_ENCRYPTION_SECRET_PREVIOUS must be earlier KEY_ENCRYPTION_SECRET values of 16 characters or more, separated by commas' })
   KEY_ENCRYPTION_SECRET_PREVIOUS?: string;
 
   // Access-token cookie: `Secure` (default on in production) and `Domain`.
@@ -180,15 +180,16 @@ export function loadEnv(source: Record<string, string | undefined>): EnvVars {
   );
   const env = plainToInstance(EnvVars, known, { exposeDefaultValues: true });
   const errors = validateSync(env, { skipMissingProperties: false });
-  const problems = errors.map((e) => `${e.property}=${SECRET_VARIABLES.has(e.property) ? '(hidden)' : JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`);
-  if (env.KEY_ENCRYPTION_SECRET_PREVIOUS !== undefined && (!env.KEY_ENCRYPTION_SECRET || env.KEY_ENCRYPTION_SECRET === env.KEY_ENCRYPTION_SECRET_PREVIOUS)) {
-    problems.push('KEY_ENCRYPTION_SECRET_PREVIOUS is the secret KEY_ENCRYPTION_SECRET replaces: set a new, different KEY_ENCRYPTION_SECRET beside it');
+  const problems = errors.map((e) => `${e.property}=${SECRET_VARIABLES.has(e.property) ? '(not shown)' : JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+  const previous = env.KEY_ENCRYPTION_SECRET_PREVIOUS?.split(',') ?? [];
+  if (previous.length && (!env.KEY_ENCRYPTION_SECRET || previous.includes(env.KEY_ENCRYPTION_SECRET))) {
+    problems.push('KEY_ENCRYPTION_SECRET_PREVIOUS names the secrets KEY_ENCRYPTION_SECRET replaced: set a new, different KEY_ENCRYPTION_SECRET beside it');
   }
   if (problems.length) throw new ConfigError(problems);
   return env;
 }
 
-// Never repeated in an error: the boot's error is printed and logged.
+// Values a refused boot does not print: the message goes to logs.
 const SECRET_VARIABLES = new Set(['KEY_ENCRYPTION_SECRET', 'KEY_ENCRYPTION_SECRET_PREVIOUS', 'SUPER_ADMIN_PASSWORD', 'METRICS_TOKEN', 'DATABASE_URL', 'REDIS_URL']);
 
 // Optional keys have no default, so they are not own properties of a fresh EnvVars.

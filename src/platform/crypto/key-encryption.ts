@@ -10,16 +10,17 @@ const PREFIX = 'enc:v1:';
 // seals always use the current one, and `stale` tells what to seal again.
 export class KeyEncryption {
   private readonly key?: Buffer;
-  private readonly previous?: Buffer;
+  private readonly previous: Buffer[];
 
-  // `what` names the stored values in the errors an operator reads.
+  // `what` names the stored values in the errors an operator reads. `previousSecrets`:
+  // KEY_ENCRYPTION_SECRET_PREVIOUS, the earlier secrets separated by commas.
   constructor(
     secret: string | undefined,
     private readonly purpose: { salt: string; what: string } = { salt: 'svc-signing-keys', what: 'the signing keys' },
-    previousSecret?: string,
+    previousSecrets?: string,
   ) {
     if (secret) this.key = scryptSync(secret, purpose.salt, 32);
-    if (previousSecret) this.previous = scryptSync(previousSecret, purpose.salt, 32);
+    this.previous = (previousSecrets?.split(',') ?? []).map((s) => scryptSync(s, purpose.salt, 32));
   }
 
   get encrypts(): boolean {
@@ -28,7 +29,7 @@ export class KeyEncryption {
 
   // Whether a rotation is under way: values sealed with the previous secret may remain.
   get rotating(): boolean {
-    return !!this.previous;
+    return this.previous.length > 0;
   }
 
   seal(plain: string): string {
@@ -43,16 +44,17 @@ export class KeyEncryption {
   open(stored: string): string {
     if (!stored.startsWith(PREFIX)) return stored;
     if (!this.key) throw new ConfigError([`KEY_ENCRYPTION_SECRET is required: ${this.purpose.what} in the database are encrypted`]);
-    const opened = this.openWith(this.key, stored) ?? (this.previous && this.openWith(this.previous, stored));
-    if (opened === undefined) {
-      throw new ConfigError([`KEY_ENCRYPTION_SECRET${this.previous ? ' (nor KEY_ENCRYPTION_SECRET_PREVIOUS)' : ''} does not decrypt ${this.purpose.what} in the database`]);
+    for (const key of [this.key, ...this.previous]) {
+      const opened = this.openWith(key, stored);
+      if (opened !== undefined) return opened;
     }
-    return opened;
+    throw new ConfigError([`KEY_ENCRYPTION_SECRET${this.rotating ? ' (nor KEY_ENCRYPTION_SECRET_PREVIOUS)' : ''} does not decrypt ${this.purpose.what} in the database`]);
   }
 
-  // Sealed with the previous secret (it opens with that one only): to seal again.
+  // Sealed with an earlier secret (it opens with that one only): to seal again.
   stale(stored: string): boolean {
-    return !!this.key && !!this.previous && stored.startsWith(PREFIX) && this.openWith(this.key, stored) === undefined && this.openWith(this.previous, stored) !== undefined;
+    if (!this.key || !this.rotating || !stored.startsWith(PREFIX) || this.openWith(this.key, stored) !== undefined) return false;
+    return this.previous.some((key) => this.openWith(key, stored) !== undefined);
   }
 
   private openWith(key: Buffer, stored: string): string | undefined {
