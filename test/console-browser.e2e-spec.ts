@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { AuditService } from '../src/operations/audit/audit.service.js';
+import { DataSource } from 'typeorm';
 import { ManualClock } from '../src/platform/clock/clock.js';
 import { projectPath } from '../src/platform/config/project-path.js';
 import { CHROMIUM, freePort, login, PASSWORD, registerStore, startApp, SUPER_ADMIN, unique, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
@@ -271,10 +272,17 @@ describeInBrowser(`the admin console in a real browser (${reason})`, () => {
     await mine.getByRole('button', { name: 'Save' }).click();
     await mine.getByText('Work laptop').waitFor();
     await shot(page, 'security');
-    const owner = await login(t.http, store.ownerEmail, PASSWORD, store.codename);
-    const passkeys = async () => (await as(store, owner.accessToken).get('/auth-api/passkeys').expect(200)).body.passkeys as { name: string }[];
+    const passkeys = async () => (await t.app.get(DataSource).query('SELECT "name" FROM "passkeys" WHERE "userId" = $1', [store.ownerId])) as { name: string }[];
     expect((await passkeys()).map((p) => p.name)).toEqual(['Work laptop']);
+    // a password alone no longer signs in: the passkey is asked after it
+    expect((await login(t.http, store.ownerEmail, PASSWORD, store.codename)).body.sessionNeedsPasskey2FA).toBe(true);
 
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('form', { name: 'Sign in' }).waitFor();
+    await signIn(page, store.codename, store.ownerEmail);
+    await page.getByRole('heading', { name: 'Passkey' }).waitFor();
+    await page.getByRole('button', { name: 'Use a passkey' }).click();
+    await heading(page, 'Users');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('form', { name: 'Sign in' }).waitFor();
     await page.goto(`${origin}/console/?store=${store.codename}`);

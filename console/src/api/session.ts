@@ -80,8 +80,10 @@ export function isSaasAdmin(s: Session): boolean {
 }
 
 // Anything still to do before the console's screens answer.
-export function pendingStep(login: LoginAnswer): 'totp' | 'email' | 'mobile' | 'enrol' | undefined {
+// (An app code or a passkey: the `totp` step offers the passkey too when the user holds both.)
+export function pendingStep(login: LoginAnswer): 'totp' | 'passkey' | 'email' | 'mobile' | 'enrol' | undefined {
   if (login.sessionNeedsTotp2FA) return 'totp';
+  if (login.sessionNeedsPasskey2FA) return 'passkey';
   if (login.sessionNeedsEmail2FA) return 'email';
   if (login.sessionNeedsMobile2FA) return 'mobile';
   if (login.mfaEnrollmentNeeded) return 'enrol';

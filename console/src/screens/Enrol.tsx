@@ -5,14 +5,17 @@ import { creationOptions, credentialJson, passkeysSupported } from '../api/webau
 import { ErrorText, Field, Notice, Off, useAction } from '../ui';
 
 type Setup = components['schemas']['TotpSetupResponse'];
+// The sign-in an enrolment completed (the role required it), with fresh tokens.
+export type Completed = components['schemas']['SecondFactorDoneResponse'];
 
 // Adds an authenticator app: the QR code and secret the API gives, then a code to confirm it;
 // the recovery codes are shown once. Used by the sign-in (when the role requires a factor) and
 // by the Security screen. Factors are the administrator's own: its own store's header.
-export function TotpSetup({ onDone }: { onDone: () => void }) {
+export function TotpSetup({ onDone }: { onDone: (completed?: Completed) => void }) {
   const [setup, setSetup] = useState<Setup>();
   const [code, setCode] = useState('');
   const [recovery, setRecovery] = useState<string[]>();
+  const [completed, setCompleted] = useState<Completed>();
   const action = useAction();
   if (recovery)
     return (
@@ -25,7 +28,7 @@ export function TotpSetup({ onDone }: { onDone: () => void }) {
             </li>
           ))}
         </ul>
-        <button type="button" onClick={onDone}>
+        <button type="button" onClick={() => onDone(completed)}>
           I have kept them
         </button>
       </div>
@@ -43,7 +46,11 @@ export function TotpSetup({ onDone }: { onDone: () => void }) {
     <form
       onSubmit={(e) => {
         e.preventDefault();
-        void action.run(async () => setRecovery((await must(api.POST('/auth-api/mfa/totp/confirm', { body: { code: code.trim() }, headers: own() }))).recoveryCodes));
+        void action.run(async () => {
+          const confirmed = await must(api.POST('/auth-api/mfa/totp/confirm', { body: { code: code.trim() }, headers: own() }));
+          setCompleted(confirmed.session);
+          setRecovery(confirmed.recoveryCodes);
+        });
       }}
     >
       <p>Scan this code with your authenticator app, or type the secret into it.</p>
@@ -59,7 +66,7 @@ export function TotpSetup({ onDone }: { onDone: () => void }) {
 }
 
 // Enrols a passkey of this browser for the signed-in user.
-export function PasskeySetup({ onDone }: { onDone: () => void }) {
+export function PasskeySetup({ onDone }: { onDone: (completed?: Completed) => void }) {
   const [name, setName] = useState('This browser');
   const [done, setDone] = useState(false);
   const action = useAction();
@@ -79,9 +86,9 @@ export function PasskeySetup({ onDone }: { onDone: () => void }) {
           if (!options) return;
           const credential = (await navigator.credentials.create({ publicKey: creationOptions(options as Record<string, unknown>) })) as PublicKeyCredential | null;
           if (!credential) throw new Error('The browser made no passkey.');
-          await must(api.POST('/auth-api/passkeys/register/verify', { body: { response: credentialJson(credential), name } as never, headers: own() }));
+          const enrolled = await must(api.POST('/auth-api/passkeys/register/verify', { body: { response: credentialJson(credential), name } as never, headers: own() }));
           setDone(true);
-          onDone();
+          onDone(enrolled.session);
         });
       }}
     >

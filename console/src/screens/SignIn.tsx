@@ -3,7 +3,7 @@ import { api, featureOff, must, signOut, STORE_HEADER, type FeatureOff } from '.
 import { setSession, updateLogin, type LoginAnswer, type Session } from '../api/session';
 import { credentialJson, passkeysSupported, requestOptions } from '../api/webauthn';
 import { ErrorText, Field, Notice, Off, Select, useAction, useLoad } from '../ui';
-import { PasskeySetup, TotpSetup } from './Enrol';
+import { PasskeySetup, TotpSetup, type Completed } from './Enrol';
 
 // Sign-in: the store (or the root, for SaaS administrators), then a password or a passkey.
 // What the session then says is pending is done by <PendingStep>.
@@ -65,7 +65,7 @@ export function SignIn() {
 }
 
 // The second factor or the enrolment the session is waiting for.
-export function PendingStep({ session, step }: { session: Session; step: 'totp' | 'email' | 'mobile' | 'enrol' }) {
+export function PendingStep({ session, step }: { session: Session; step: 'totp' | 'passkey' | 'email' | 'mobile' | 'enrol' }) {
   const [code, setCode] = useState('');
   const [recovery, setRecovery] = useState(false);
   const [sent, setSent] = useState(false);
@@ -87,6 +87,17 @@ export function PendingStep({ session, step }: { session: Session; step: 'totp' 
       setSent(true);
     });
   const who = session.login.email ?? session.login.mobile ?? '';
+  // The answer of an enrolment the role required completes the sign-in with fresh tokens.
+  const enrolled = (completed?: Completed) => updateLogin(completed ?? { ...session.login, mfaEnrollmentNeeded: undefined });
+  // One of the user's passkeys as the second factor (its own store, as every factor).
+  const withPasskey = () =>
+    action.run(async () => {
+      const options = await must(api.POST('/auth-api/passkeys/2fa/options'));
+      const credential = (await navigator.credentials.get({ publicKey: requestOptions(options as Record<string, unknown>) })) as PublicKeyCredential | null;
+      if (!credential) throw new Error('No passkey was chosen.');
+      updateLogin(await must(api.POST('/auth-api/passkeys/2fa/verify', { body: { response: credentialJson(credential) } as never })));
+    });
+  const passkeyToo = !!session.login.sessionNeedsPasskey2FA && passkeysSupported();
 
   return (
     <main class="signin" id="main">
@@ -96,9 +107,22 @@ export function PendingStep({ session, step }: { session: Session; step: 'totp' 
           <>
             <h2>Set up a second factor</h2>
             <p>Your role requires an authenticator app or a passkey before the console opens.</p>
-            <TotpSetup onDone={() => updateLogin({ ...session.login, mfaEnrollmentNeeded: undefined })} />
+            <TotpSetup onDone={enrolled} />
             <h3>Or a passkey</h3>
-            <PasskeySetup onDone={() => updateLogin({ ...session.login, mfaEnrollmentNeeded: undefined })} />
+            <PasskeySetup onDone={enrolled} />
+          </>
+        ) : step === 'passkey' ? (
+          <>
+            <h2>Passkey</h2>
+            <p>Confirm it is you with one of your passkeys.</p>
+            <ErrorText error={action.error} />
+            {passkeyToo ? (
+              <button type="button" disabled={action.busy} onClick={() => void withPasskey()}>
+                Use a passkey
+              </button>
+            ) : (
+              <p>This browser cannot use passkeys: sign in from one that can.</p>
+            )}
           </>
         ) : (
           <form onSubmit={submit}>
@@ -125,6 +149,11 @@ export function PendingStep({ session, step }: { session: Session; step: 'totp' 
             {step === 'totp' && (
               <button type="button" class="link" onClick={() => setRecovery(!recovery)}>
                 {recovery ? 'Use the app instead' : 'Use a recovery code'}
+              </button>
+            )}
+            {step === 'totp' && passkeyToo && (
+              <button type="button" class="link" disabled={action.busy} onClick={() => void withPasskey()}>
+                Use a passkey instead
               </button>
             )}
           </form>
