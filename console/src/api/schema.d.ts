@@ -2852,6 +2852,12 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description The access token as the httpOnly cookie of the header's name (SameSite=Lax); with refresh tokens on, the refresh token as `svc-refresh-token[-{codename}]`, sent to `/auth-api/refresh` only. Only when the answer is a login (not `RegisterNeededForSocialLogin`). */
+                    "Set-Cookie"?: string;
+                    /** @description The access token (as `accessToken` in the body), for clients that keep no cookies, when the root store is targeted. Only when the answer is a login (not `RegisterNeededForSocialLogin`). */
+                    "svc-access-token"?: string;
+                    /** @description The same when a store is targeted: `{codename}` is its codename (`svc-access-token-acme` in the store `acme`). Only when the answer is a login (not `RegisterNeededForSocialLogin`). */
+                    "svc-access-token-{codename}"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3085,6 +3091,12 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description The access token as the httpOnly cookie of the header's name (SameSite=Lax); with refresh tokens on, the refresh token as `svc-refresh-token[-{codename}]`, sent to `/auth-api/refresh` only. */
+                    "Set-Cookie"?: string;
+                    /** @description The access token (as `accessToken` in the body), for clients that keep no cookies, when the root store is targeted. */
+                    "svc-access-token"?: string;
+                    /** @description The same when a store is targeted: `{codename}` is its codename (`svc-access-token-acme` in the store `acme`). */
+                    "svc-access-token-{codename}"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3112,7 +3124,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["LogoutInput"];
             };
@@ -3183,6 +3195,12 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description The access token as the httpOnly cookie of the header's name (SameSite=Lax); with refresh tokens on, the refresh token as `svc-refresh-token[-{codename}]`, sent to `/auth-api/refresh` only. Only with refresh tokens on (`accessTokenMinutes`), when the completed login gets a fresh pair. */
+                    "Set-Cookie"?: string;
+                    /** @description The access token (as `accessToken` in the body), for clients that keep no cookies, when the root store is targeted. Only with refresh tokens on (`accessTokenMinutes`), when the completed login gets a fresh pair. */
+                    "svc-access-token"?: string;
+                    /** @description The same when a store is targeted: `{codename}` is its codename (`svc-access-token-acme` in the store `acme`). Only with refresh tokens on (`accessTokenMinutes`), when the completed login gets a fresh pair. */
+                    "svc-access-token-{codename}"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3355,6 +3373,12 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description The access token as the httpOnly cookie of the header's name (SameSite=Lax); with refresh tokens on, the refresh token as `svc-refresh-token[-{codename}]`, sent to `/auth-api/refresh` only. Only with refresh tokens on (`accessTokenMinutes`), when the completed login gets a fresh pair. */
+                    "Set-Cookie"?: string;
+                    /** @description The access token (as `accessToken` in the body), for clients that keep no cookies, when the root store is targeted. Only with refresh tokens on (`accessTokenMinutes`), when the completed login gets a fresh pair. */
+                    "svc-access-token"?: string;
+                    /** @description The same when a store is targeted: `{codename}` is its codename (`svc-access-token-acme` in the store `acme`). Only with refresh tokens on (`accessTokenMinutes`), when the completed login gets a fresh pair. */
+                    "svc-access-token-{codename}"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3521,6 +3545,12 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description The access token as the httpOnly cookie of the header's name (SameSite=Lax); with refresh tokens on, the refresh token as `svc-refresh-token[-{codename}]`, sent to `/auth-api/refresh` only. */
+                    "Set-Cookie"?: string;
+                    /** @description The access token (as `accessToken` in the body), for clients that keep no cookies, when the root store is targeted. */
+                    "svc-access-token"?: string;
+                    /** @description The same when a store is targeted: `{codename}` is its codename (`svc-access-token-acme` in the store `acme`). */
+                    "svc-access-token-{codename}"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3653,6 +3683,12 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description The access token as the httpOnly cookie of the header's name (SameSite=Lax); with refresh tokens on, the refresh token as `svc-refresh-token[-{codename}]`, sent to `/auth-api/refresh` only. */
+                    "Set-Cookie"?: string;
+                    /** @description The access token (as `accessToken` in the body), for clients that keep no cookies, when the root store is targeted. */
+                    "svc-access-token"?: string;
+                    /** @description The same when a store is targeted: `{codename}` is its codename (`svc-access-token-acme` in the store `acme`). */
+                    "svc-access-token-{codename}"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3909,7 +3945,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["RefreshInput"];
             };
@@ -3918,6 +3954,12 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description The access token as the httpOnly cookie of the header's name (SameSite=Lax); with refresh tokens on, the refresh token as `svc-refresh-token[-{codename}]`, sent to `/auth-api/refresh` only. */
+                    "Set-Cookie"?: string;
+                    /** @description The access token (as `accessToken` in the body), for clients that keep no cookies, when the root store is targeted. */
+                    "svc-access-token"?: string;
+                    /** @description The same when a store is targeted: `{codename}` is its codename (`svc-access-token-acme` in the store `acme`). */
+                    "svc-access-token-{codename}"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5462,6 +5504,12 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description The access token as the httpOnly cookie of the header's name (SameSite=Lax); with refresh tokens on, the refresh token as `svc-refresh-token[-{codename}]`, sent to `/auth-api/refresh` only. Only with refresh tokens on (`accessTokenMinutes`), when the completed login gets a fresh pair. */
+                    "Set-Cookie"?: string;
+                    /** @description The access token (as `accessToken` in the body), for clients that keep no cookies, when the root store is targeted. Only with refresh tokens on (`accessTokenMinutes`), when the completed login gets a fresh pair. */
+                    "svc-access-token"?: string;
+                    /** @description The same when a store is targeted: `{codename}` is its codename (`svc-access-token-acme` in the store `acme`). Only with refresh tokens on (`accessTokenMinutes`), when the completed login gets a fresh pair. */
+                    "svc-access-token-{codename}"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5532,6 +5580,12 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description The access token as the httpOnly cookie of the header's name (SameSite=Lax); with refresh tokens on, the refresh token as `svc-refresh-token[-{codename}]`, sent to `/auth-api/refresh` only. Only with refresh tokens on (`accessTokenMinutes`), when the completed login gets a fresh pair. */
+                    "Set-Cookie"?: string;
+                    /** @description The access token (as `accessToken` in the body), for clients that keep no cookies, when the root store is targeted. Only with refresh tokens on (`accessTokenMinutes`), when the completed login gets a fresh pair. */
+                    "svc-access-token"?: string;
+                    /** @description The same when a store is targeted: `{codename}` is its codename (`svc-access-token-acme` in the store `acme`). Only with refresh tokens on (`accessTokenMinutes`), when the completed login gets a fresh pair. */
+                    "svc-access-token-{codename}"?: string;
                     [name: string]: unknown;
                 };
                 content: {
