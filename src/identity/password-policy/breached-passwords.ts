@@ -10,7 +10,7 @@ const RANGE_TTL_MS = 60_000;
 const CACHED_PREFIXES = 2_000;
 // A real answer is under 40 KB (padding included): anything over this is not the range API's,
 // and is neither buffered nor read to its end.
-export const MAX_ANSWER_BYTES = 256 * 1024;
+const MAX_ANSWER_BYTES = 256 * 1024;
 
 // Counts per SHA-1 suffix (35 upper-case hex characters) of one prefix; padding lines are left out.
 type Range = Map<string, number>;
