@@ -11,6 +11,7 @@ import { AvatarModule } from './identity/avatar/avatar.module.js';
 import { BucketModule } from './identity/bucket/bucket.module.js';
 import type { Clock } from './platform/clock/clock.js';
 import { ErrorFilter } from './kernel/error.filter.js';
+import { RouteMethods } from './kernel/route-methods.js';
 // Every feature's error codes in the one catalogue the filter answers from (src/errors.ts).
 import './errors.js';
 import { PolicyAudit } from './kernel/policy-audit.js';
@@ -92,6 +93,7 @@ export class AppModule implements OnModuleInit {
       ],
       providers: [
         PolicyAudit,
+        RouteMethods,
         TenancyMiddleware,
         { provide: APP_FILTER, useClass: ErrorFilter },
       ],

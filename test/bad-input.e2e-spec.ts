@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
@@ -346,16 +347,24 @@ describe('bad input on the public routes', () => {
       expectError(res, 404, 'RouteNotFound');
     });
 
+    // The path exists, the method does not: 405 with the methods it takes (RFC 9110 §15.5.6),
+    // not the 404 that says there is nothing there.
     it.each([
-      ['GET', OWNER],
-      ['PUT', OWNER],
-      ['DELETE', USER],
-      ['POST', BRIEF],
-      ['PATCH', BRIEF],
-    ])('wrong method %s %s → 404 or 405 in the error shape', async (method, path) => {
+      ['GET', OWNER, 'POST'],
+      ['PUT', OWNER, 'POST'],
+      ['DELETE', USER, 'POST'],
+      ['POST', BRIEF, 'GET, HEAD'],
+      ['PATCH', BRIEF, 'GET, HEAD'],
+      ['PUT', `/auth-api/v1/users/${randomUUID()}`, 'DELETE, GET, HEAD, PATCH'],
+      ['DELETE', '/auth-api/.well-known/jwks.json', 'GET, HEAD'],
+    ])('wrong method %s %s → 405 MethodNotAllowed, Allow: %s', async (method, path, allow) => {
       const res = await t.http[method.toLowerCase() as 'get' | 'put' | 'delete' | 'post' | 'patch'](path);
-      expect([404, 405]).toContain(res.status);
-      expectError(res, res.status, res.status === 404 ? 'RouteNotFound' : 'MethodNotAllowed');
+      expectError(res, 405, 'MethodNotAllowed');
+      expect(res.headers.allow).toBe(allow);
+    });
+
+    it('a path under a route but not one stays 404 RouteNotFound, whatever the method', async () => {
+      for (const res of [await t.http.delete('/auth-api/v1/users/some-id/not-a-route'), await t.http.put('/auth-api/v1/briefstores/x')]) expectError(res, 404, 'RouteNotFound');
     });
   });
 

@@ -21,6 +21,9 @@ export interface OidcPeer {
   issuer: string;
   // The account the next login at the provider picks (its interaction page signs it in).
   nextAccount: string;
+  // The login page refuses the next sign-in with this error instead (once), as a provider does
+  // when the person declines or a policy of its own stops the sign-in.
+  refuseNext?: { error: string; error_description?: string };
   accounts: Record<string, Record<string, unknown>>;
   // Starts answering, for these clients (known only once the service listens).
   serve(clients: { client_id: string; client_secret: string; redirect_uris: string[] }[]): void;
@@ -56,7 +59,9 @@ function serve(server: Server, peer: OidcPeer, clients: { client_id: string; cli
   const callback = provider.callback();
   server.on('request', (req, res) => {
     if (req.url?.startsWith('/interaction/')) {
-      provider.interactionFinished(req, res, { login: { accountId: peer.nextAccount } }, { mergeWithLastSubmission: false }).catch((e: Error) => {
+      const result = peer.refuseNext ?? { login: { accountId: peer.nextAccount } };
+      peer.refuseNext = undefined;
+      provider.interactionFinished(req, res, result, { mergeWithLastSubmission: false }).catch((e: Error) => {
         res.statusCode = 500;
         res.end(e.message);
       });

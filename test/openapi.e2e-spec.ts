@@ -7,10 +7,21 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { PolicyAudit } from '../src/kernel/policy-audit.js';
-import { startApp, unique, type TestApp } from './helpers.js';
+import { login, PASSWORD, registerStore, startApp, SUPER_ADMIN, unique, type TestApp } from './helpers.js';
 
-type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> } };
-type Operation = { security?: unknown[]; requestBody?: unknown; parameters?: Array<{ name: string; in: string }>; responses: Record<string, { $ref?: string; content?: Record<string, { schema?: unknown }> }> };
+type Doc = {
+  info: { title: string; description?: string };
+  tags?: { name: string; description?: string }[];
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
+};
+type Operation = {
+  tags?: string[];
+  security?: unknown[];
+  requestBody?: { required?: boolean };
+  parameters?: Array<{ name: string; in: string }>;
+  responses: Record<string, { $ref?: string; headers?: Record<string, { description?: string }>; content?: Record<string, { schema?: unknown }> }>;
+};
 
 const METHODS = ['get', 'post', 'patch', 'put', 'delete'];
 
@@ -96,6 +107,74 @@ describe('the OpenAPI document', () => {
     expect(doc.paths['/auth-api/validateapikey'].post.security).toEqual([{ machineToken: [] }]);
     // Anyone may call it when userRegisterIsPublic: credentials are optional.
     expect(doc.paths['/auth-api/users'].post.security).toContainEqual({});
+  });
+
+  it('the API key scheme describes an opaque sk_svc_ key, not a JWT; the access token is one', () => {
+    const apiKey = doc.components.securitySchemes.apiKey as { scheme: string; bearerFormat?: string; description: string };
+    expect(apiKey.scheme).toBe('bearer');
+    expect(apiKey.bearerFormat).not.toMatch(/JWT/i);
+    expect(apiKey.bearerFormat).toMatch(/^sk_svc_/);
+    expect(apiKey.description).toMatch(/opaque/);
+    expect(apiKey.description).toContain('`sk_svc_`');
+    expect(doc.components.securitySchemes.accessToken).toMatchObject({ scheme: 'bearer', bearerFormat: 'JWT' });
+  });
+
+  it('logout and refresh take an optional body, and the service answers them without one', async () => {
+    for (const path of ['/auth-api/logout', '/auth-api/refresh']) expect([path, doc.paths[path].post.requestBody?.required]).toEqual([path, false]);
+    // Bodies that are needed stay required.
+    expect(doc.paths['/auth-api/login'].post.requestBody?.required).toBe(true);
+    const store = await registerStore(t.http);
+    const { accessToken } = await login(t.http, store.ownerEmail, undefined, store.codename);
+    const ended = await t.http.post('/auth-api/logout').set('svc-store-codename', store.codename).set('Authorization', `Bearer ${accessToken}`).expect(200);
+    expect(ended.body).toEqual({ status: 'OK', message: 'Logged out' });
+    await t.http.post('/auth-api/logout').expect(200);
+  });
+
+  it('documents the access-token header on the answers of every route that signs in, as login sends it', async () => {
+    const documented = operations()
+      .filter(({ op }) => op.responses['200']?.headers?.['svc-access-token-{codename}'])
+      .map(({ method, path }) => `${method.toUpperCase()} ${path}`)
+      .sort();
+    expect(documented).toEqual([
+      'POST /auth-api/auth/social-login-result',
+      'POST /auth-api/login',
+      'POST /auth-api/mfa/recovery',
+      'POST /auth-api/mfa/totp/verify',
+      'POST /auth-api/passkeys/login/verify',
+      'POST /auth-api/passwordless/complete',
+      'POST /auth-api/refresh',
+      'POST /auth-api/verification-services/email-2factor-verification/complete',
+      'POST /auth-api/verification-services/mobile-2factor-verification/complete',
+    ]);
+    const headers = doc.paths['/auth-api/login'].post.responses['200'].headers!;
+    expect(Object.keys(headers).sort()).toEqual(['Set-Cookie', 'svc-access-token', 'svc-access-token-{codename}']);
+    // Where it depends on the settings, the document says when.
+    expect(doc.paths['/auth-api/mfa/totp/verify'].post.responses['200'].headers!['svc-access-token-{codename}'].description).toMatch(/accessTokenMinutes/);
+    // What login really sends: in a store, the header named after its codename; at root, the plain name.
+    const store = await registerStore(t.http);
+    const inStore = await t.http.post('/auth-api/login').set('svc-store-codename', store.codename).send({ username: store.ownerEmail, password: PASSWORD }).expect(200);
+    expect(inStore.headers[`svc-access-token-${store.codename}`]).toBe(inStore.body.accessToken);
+    const root = await t.http.post('/auth-api/login').send(SUPER_ADMIN).expect(200);
+    expect(root.headers['svc-access-token']).toBe(root.body.accessToken);
+  });
+
+  it('opens with a description: what the service is, how to name a store, how to authenticate, where the guides are', () => {
+    const text = doc.info.description ?? '';
+    expect(text.length).toBeGreaterThan(200);
+    expect(text).toContain('`svc-store-codename`');
+    expect(text).toContain('Authorization: Bearer');
+    expect(text).toContain('POST /auth-api/login');
+    expect(text).toMatch(/API key/);
+    expect(text).toContain('docs/');
+  });
+
+  it('lists the tags in a newcomer\'s order, each described, operations last; every tag in use is listed', () => {
+    const names = (doc.tags ?? []).map((tag) => tag.name);
+    expect(names.slice(0, 4)).toEqual(['stores', 'registration', 'auth', 'users']);
+    expect(names.at(-1)).toBe('operations');
+    for (const tag of doc.tags ?? []) expect([tag.name, (tag.description ?? '').length > 10]).toEqual([tag.name, true]);
+    const used = new Set(operations().flatMap(({ op }) => op.tags ?? []));
+    expect([...used].sort()).toEqual([...names].sort());
   });
 
   it('describes the envelope and the error body the service really sends', async () => {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { expectError, login, PASSWORD, registerStore, startApp, unique, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
@@ -19,10 +19,19 @@ const BREACH_COUNT = 3_861;
 
 const sha1 = (password: string) => createHash('sha1').update(password).digest('hex').toUpperCase();
 
+// What the range server sent of an oversized answer, and whether the client dropped the connection.
+interface Oversized {
+  sent: number;
+  closedEarly: boolean;
+}
+
 // A range server as api.pwnedpasswords.com/range/{prefix}: `mode` says how it behaves now.
+// `endless` streams padding lines, 16 KB every 10 ms, for as long as the client reads;
+// `declared` announces a 50 MB body (Content-Length) and then sends nothing.
 class RangeServer {
   readonly requests: { url: string; headers: IncomingHttpHeaders }[] = [];
-  mode: 'ok' | 'error' | 'reset' | 'slow' = 'ok';
+  mode: 'ok' | 'error' | 'reset' | 'slow' | 'endless' | 'declared' = 'ok';
+  oversized: Oversized[] = [];
   url = '';
   private readonly known = new Map<string, number>();
   private server!: Server;
@@ -40,6 +49,7 @@ class RangeServer {
       this.requests.push({ url: req.url!, headers: req.headers });
       if (this.mode === 'reset') return void req.socket.destroy();
       if (this.mode === 'error') return void res.writeHead(503).end('unavailable');
+      if (this.mode === 'endless' || this.mode === 'declared') return this.oversize(res, this.mode);
       const answer = () => {
         const prefix = /^\/range\/([0-9A-F]{5})$/.exec(req.url!)?.[1];
         if (!prefix) return void res.writeHead(404).end();
@@ -55,6 +65,23 @@ class RangeServer {
     });
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/range/`;
+  }
+
+  private oversize(res: ServerResponse, mode: 'endless' | 'declared'): void {
+    const seen: Oversized = { sent: 0, closedEarly: false };
+    this.oversized.push(seen);
+    const line = `${'A'.repeat(35)}:0\r\n`;
+    const chunk = Buffer.from(line.repeat(Math.floor(16_384 / line.length)));
+    res.writeHead(200, { 'Content-Type': 'text/plain', ...(mode === 'declared' && { 'Content-Length': String(50 * 1024 * 1024) }) });
+    res.flushHeaders();
+    const timer = setInterval(() => {
+      if (mode === 'endless') res.write(chunk, () => (seen.sent += chunk.length));
+    }, 10);
+    // The answer never completes: a close is the client hanging up.
+    res.on('close', () => {
+      clearInterval(timer);
+      seen.closedEarly = !res.writableFinished;
+    });
   }
 
   stop(): Promise<void> {
@@ -92,6 +119,9 @@ describe('password policy', () => {
   // No strength rule (to give users weak passwords), breaches refused, an unavailable range
   // service refused, sooner.
   let lenient: TestApp;
+  // An unavailable range service refused, with a timeout far longer than any test waits: what
+  // ends an oversized answer early is the size cap, not the timeout.
+  let patient: TestApp;
   let store: RegisteredStore;
   let owner: string;
 
@@ -108,6 +138,9 @@ describe('password policy', () => {
     lenient = await startApp({
       settings: { passwordPolicy: { minScore: 0, rejectBreached: true, breachedCheck: { rangeUrl: range.url, timeoutMs: 400, onUnavailable: 'refuse' } } },
     });
+    patient = await startApp({
+      settings: { passwordPolicy: { minScore: 0, rejectBreached: true, breachedCheck: { rangeUrl: range.url, timeoutMs: 15_000, onUnavailable: 'refuse' } } },
+    });
     store = await registerStore(t.http);
     owner = (await login(t.http, store.ownerEmail, PASSWORD, store.codename)).accessToken;
   }, 60_000);
@@ -115,6 +148,7 @@ describe('password policy', () => {
   afterAll(async () => {
     await t?.close();
     await lenient?.close();
+    await patient?.close();
     await range.stop();
   });
 
@@ -281,6 +315,31 @@ describe('password policy', () => {
         // A failure is not cached: once the service is back, the same password is checked and accepted.
         range.mode = 'ok';
         await registerOwner(lenient, password).expect(201);
+      } finally {
+        range.mode = 'ok';
+      }
+    });
+
+    // A real answer is under 40 KB: a larger one is not read whole (nor at all when its
+    // Content-Length says so), the connection is dropped, and the check answers as an outage.
+    it.each(['endless', 'declared'] as const)('an oversized answer (%s) is cut off at once: the connection dropped, onUnavailable honoured', async (mode) => {
+      range.mode = mode;
+      range.oversized = [];
+      try {
+        const password = `oversized ${randomBytes(6).toString('hex')} phrase`;
+        const began = Date.now();
+        const res = await registerOwner(patient, password);
+        const took = Date.now() - began;
+        expectError(res, 503, 'PasswordCheckUnavailable');
+        // Far sooner than the 15 s timeout.
+        expect(took).toBeLessThan(3_000);
+        // The server sees the client hang up before its answer was complete.
+        for (let i = 0; i < 50 && !range.oversized[0]?.closedEarly; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(range.oversized).toEqual([{ sent: expect.any(Number), closedEarly: true }]);
+        // Read up to the cap (256 KB) and what sockets buffer, never the answer whole.
+        expect(range.oversized[0].sent).toBeLessThan(mode === 'declared' ? 1 : 4 * 1024 * 1024);
+        range.mode = 'ok';
+        await registerOwner(patient, password).expect(201);
       } finally {
         range.mode = 'ok';
       }

@@ -416,11 +416,16 @@ describe('social login behind a proxy under a path prefix', () => {
       return { error: landed.searchParams.get('error'), warned };
     };
     oidc.accounts[(oidc.nextAccount = unique('g'))] = { email: uniqueEmail(), email_verified: true };
+    // A standard code reaches the client as it is; its description only the log.
     expect(await returned('temporarily_unavailable')).toEqual({
-      error: 'provider_error',
+      error: 'temporarily_unavailable',
       warned: [expect.objectContaining({ provider: 'google', stage: 'authorization', error: 'temporarily_unavailable', description: 'temporarily_unavailable at the provider' })],
     });
     expect(await returned('access_denied')).toEqual({ error: 'access_denied', warned: [] });
+    expect(await returned('vendor_account_locked')).toEqual({
+      error: 'provider_error',
+      warned: [expect.objectContaining({ provider: 'google', stage: 'authorization', error: 'vendor_account_locked' })],
+    });
   });
 });
 

@@ -104,6 +104,52 @@ describe('single sign-on', () => {
     expect(Object.fromEntries((await followRedirects(callback.toString(), FRONTEND)).searchParams)).toEqual({ provider: 'corp', error: 'state_mismatch' });
   });
 
+  // The client's callback hears the provider's standard code as it is, never its description.
+  describe("the provider's refusals", () => {
+    // Where the browser lands when the provider refuses the sign-in, and what was logged at warn.
+    async function refused(codename: string, at: (authorize: URL) => void = () => {}) {
+      const start = await t.http.get('/auth-api/sso/login').set('svc-store-codename', codename).expect(302);
+      const authorize = new URL(start.headers.location);
+      at(authorize);
+      const from = log.mark();
+      const landed = await followRedirects(authorize.toString(), FRONTEND);
+      return { landed, query: Object.fromEntries(landed.searchParams), warned: linesSince(from).filter((l) => l.level === 40) };
+    }
+
+    it('a standard OAuth code passes through: the person declining (not logged), consent or a provider outage (logged)', async () => {
+      const store = await registerStore(t.http);
+      oidc.refuseNext = { error: 'access_denied', error_description: 'The user cancelled' };
+      expect(await refused(store.codename)).toMatchObject({ query: { provider: 'corp', error: 'access_denied' }, warned: [] });
+      for (const error of ['consent_required', 'temporarily_unavailable', 'server_error']) {
+        oidc.refuseNext = { error, error_description: `${error} at the provider` };
+        const { query, warned } = await refused(store.codename);
+        expect(query).toEqual({ provider: 'corp', error });
+        expect(warned).toEqual([expect.objectContaining({ provider: 'corp', stage: 'authorization', error, description: `${error} at the provider` })]);
+      }
+    });
+
+    it("the provider's own OpenID Connect answer to prompt=none without a session: login_required", async () => {
+      const store = await registerStore(t.http);
+      // The browser has no session at the provider, and asks it not to show a login page.
+      const { query } = await refused(store.codename, (authorize) => authorize.searchParams.set('prompt', 'none'));
+      expect(query).toEqual({ provider: 'corp', error: 'login_required' });
+    });
+
+    it("a code outside the standards is provider_error; the provider's description never reaches the client", async () => {
+      const store = await registerStore(t.http);
+      const description = 'Account locked: call +1 555 0100 or visit https://evil.example/unlock';
+      oidc.refuseNext = { error: 'vendor_account_locked', error_description: description };
+      const { landed, query, warned } = await refused(store.codename);
+      expect(query).toEqual({ provider: 'corp', error: 'provider_error' });
+      expect(decodeURIComponent(landed.toString())).not.toContain('evil.example');
+      // The operator reads both.
+      expect(warned).toEqual([expect.objectContaining({ stage: 'authorization', error: 'vendor_account_locked', description })]);
+      oidc.refuseNext = { error: 'access_denied', error_description: description };
+      const declined = await refused(store.codename);
+      expect(declined.query).toEqual({ provider: 'corp', error: 'access_denied' });
+    });
+  });
+
   it('ssoTime measures the round trip from the login redirect to the callback', async () => {
     const store = await registerStore(t.http);
     const sub = unique('emp');
@@ -169,7 +215,8 @@ describe('single sign-on behind a proxy under a path prefix', () => {
     callback.searchParams.set('code', forged);
     const from = log.mark();
     const landed = await followRedirects(callback.toString(), FRONTEND);
-    expect(Object.fromEntries(landed.searchParams)).toEqual({ provider: 'corp', error: 'provider_error' });
+    // Our word for the failed exchange; the provider's (invalid_grant) is for the operator.
+    expect(Object.fromEntries(landed.searchParams)).toEqual({ provider: 'corp', error: 'token_exchange_failed' });
 
     expect(linesSince(from).filter((l) => l.level === 40)).toEqual([expect.objectContaining({ provider: 'corp', stage: 'token', error: 'invalid_grant' })]);
     for (const line of log.rawSince(from)) {
@@ -216,7 +263,7 @@ describe('an unusable single sign-on provider', () => {
     }
   });
 
-  it('a callback on a replica whose discovery fails sends the browser back with provider_error, logged', async () => {
+  it('a callback on a replica whose discovery fails sends the browser back with provider_unavailable, logged', async () => {
     const store = await registerStore(t.http);
     // The first replica discovered the provider while it was sound.
     const start = await t.http.get('/auth-api/sso/login').set('svc-store-codename', store.codename).expect(302);
@@ -225,7 +272,7 @@ describe('an unusable single sign-on provider', () => {
     try {
       const from = log.mark();
       const res = await replica.http.get(`/auth-api/sso/callback?code=some-code&state=${state}`).expect(302);
-      expect(Object.fromEntries(new URL(res.headers.location).searchParams)).toEqual({ provider: 'corp', error: 'provider_error' });
+      expect(Object.fromEntries(new URL(res.headers.location).searchParams)).toEqual({ provider: 'corp', error: 'provider_unavailable' });
       const warned = warnings(from);
       // One warning, naming both issuers; no unhandled error and its stack.
       expect(warned).toEqual([expect.objectContaining({ level: 40, provider: 'corp', stage: 'discovery', discoveredIssuer: peer.issuer })]);

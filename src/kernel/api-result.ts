@@ -47,3 +47,12 @@ export function apiFailures(handler: object): number[] {
 export function ApiRedirect(description: string): MethodDecorator {
   return ApiResponse({ status: 302, description, headers: { Location: { description: 'where the browser goes next', schema: { type: 'string', format: 'uri' } } } });
 }
+
+// A route that hands out a login's access token: besides the body, as cookies and as the
+// `<project>-access-token[-<codename>]` header, which the document lists on its success answer.
+// `when`: the condition, where the route does not always do it.
+export const ApiAccessTokenHeaderMeta = Reflector.createDecorator<{ when?: string }>();
+
+export function ApiAccessTokenHeader(when?: string): MethodDecorator {
+  return ApiAccessTokenHeaderMeta({ when });
+}

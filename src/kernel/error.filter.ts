@@ -1,10 +1,11 @@
-import { Catch, HttpException, HttpStatus, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import { Catch, HttpException, HttpStatus, NotFoundException, Optional, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { Response } from 'express';
 import { PinoLogger } from 'nestjs-pino';
 import { AppError, errorBody, type ErrCode } from './errors.js';
 import { ConfigError } from '../platform/config/env.js';
 import { isDependencyOutage, OUTAGE_RETRY_AFTER_S } from '../platform/outage/outage.js';
 import type { ContextRequest } from './request-context.js';
+import { RouteMethods } from './route-methods.js';
 
 // Nest's own HTTP exceptions (unknown route, wrong method...) mapped onto the catalogue.
 const HTTP_STATUS_CODES: Partial<Record<number, ErrCode>> = {
@@ -38,7 +39,10 @@ export function toAppError(exception: unknown): AppError | undefined {
 // a 500 that carries only the request id; details go to the log (see errorForLog).
 @Catch()
 export class ErrorFilter implements ExceptionFilter {
-  constructor(private readonly logger: PinoLogger) {
+  constructor(
+    private readonly logger: PinoLogger,
+    @Optional() private readonly routes?: RouteMethods,
+  ) {
     logger.setContext(ErrorFilter.name);
   }
 
@@ -48,7 +52,7 @@ export class ErrorFilter implements ExceptionFilter {
     const res = http.getResponse<Response>();
     const requestId = req.ctx?.requestId;
 
-    let error = toAppError(exception);
+    let error = this.wrongMethod(exception, req) ?? toAppError(exception);
     // A secret or setting the service needs at run time is missing or wrong (a stored secret
     // KEY_ENCRYPTION_SECRET does not open): the operator's to fix, and the caller's to retry.
     if (!error && exception instanceof ConfigError) {
@@ -67,5 +71,14 @@ export class ErrorFilter implements ExceptionFilter {
     // Every 503 (outage, readiness, overload) tells the client when to come back.
     const headers = error.status === 503 ? { 'Retry-After': String(OUTAGE_RETRY_AFTER_S), ...error.headers } : error.headers;
     res.set(headers).status(error.status).json(errorBody(error, requestId));
+  }
+
+  // Nest's answer to a request no route matched (`req.route` unset) is a 404; when the path is a
+  // route's and only the method is not, it is a 405 with the methods it takes.
+  private wrongMethod(exception: unknown, req: ContextRequest): AppError | undefined {
+    if (!(exception instanceof NotFoundException) || req.route || !this.routes) return undefined;
+    const allowed = this.routes.allowed(req.path);
+    if (!allowed.length) return undefined;
+    return new AppError('MethodNotAllowed', `this route takes ${allowed.join(', ')}, not ${req.method}`, { Allow: allowed.join(', ') });
   }
 }

@@ -48,7 +48,7 @@ export const KERNEL_ERRORS = defineErrors('src/kernel/errors.ts', {
   Conflict: { status: HttpStatus.CONFLICT, message: 'errMsg_Conflict', description: 'a conflicting change' },
   NotAcceptable: { status: HttpStatus.NOT_ACCEPTABLE, message: 'errMsg_NotAcceptable', description: 'the answer cannot be given in an accepted type' },
   UnprocessableEntity: { status: HttpStatus.UNPROCESSABLE_ENTITY, message: 'errMsg_UnprocessableEntity', description: 'a well-formed request that cannot be carried out' },
-  MethodNotAllowed: { status: HttpStatus.METHOD_NOT_ALLOWED, message: 'errMsg_MethodNotAllowed', description: 'the route has no such method' },
+  MethodNotAllowed: { status: HttpStatus.METHOD_NOT_ALLOWED, message: 'errMsg_MethodNotAllowed', description: 'the path is a route\'s, not with this method; `Allow` lists the methods it takes (a path no route has is `404 RouteNotFound`)' },
   TooManyRequests: { status: HttpStatus.TOO_MANY_REQUESTS, message: 'errMsg_TooManyRequests', description: 'a rate limit; `Retry-After` says when to retry' },
   Forbidden: { status: HttpStatus.FORBIDDEN, message: 'errMsg_Forbidden', description: 'known caller, not allowed (role, or not a key or user it may manage)' },
   Unauthorized: { status: HttpStatus.UNAUTHORIZED, message: 'errMsg_Unauthorized', description: 'no, invalid or expired credentials' },

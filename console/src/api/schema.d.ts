@@ -2985,6 +2985,12 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description The access token as the httpOnly cookie of the header's name (SameSite=Lax); with refresh tokens on, the refresh token as `svc-refresh-token[-{codename}]`, sent to `/auth-api/refresh` only. Only when the answer is a login (not `RegisterNeededForSocialLogin`). */
+                    "Set-Cookie"?: string;
+                    /** @description The access token (as `accessToken` in the body), for clients that keep no cookies, when the root store is targeted. Only when the answer is a login (not `RegisterNeededForSocialLogin`). */
+                    "svc-access-token"?: string;
+                    /** @description The same when a store is targeted: `{codename}` is its codename (`svc-access-token-acme` in the store `acme`). Only when the answer is a login (not `RegisterNeededForSocialLogin`). */
+                    "svc-access-token-{codename}"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3218,6 +3224,12 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description The access token as the httpOnly cookie of the header's name (SameSite=Lax); with refresh tokens on, the refresh token as `svc-refresh-token[-{codename}]`, sent to `/auth-api/refresh` only. */
+                    "Set-Cookie"?: string;
+                    /** @description The access token (as `accessToken` in the body), for clients that keep no cookies, when the root store is targeted. */
+                    "svc-access-token"?: string;
+                    /** @description The same when a store is targeted: `{codename}` is its codename (`svc-access-token-acme` in the store `acme`). */
+                    "svc-access-token-{codename}"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3245,7 +3257,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["LogoutInput"];
             };
@@ -3316,6 +3328,12 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description The access token as the httpOnly cookie of the header's name (SameSite=Lax); with refresh tokens on, the refresh token as `svc-refresh-token[-{codename}]`, sent to `/auth-api/refresh` only. Only with refresh tokens on (`accessTokenMinutes`), when the completed login gets a fresh pair. */
+                    "Set-Cookie"?: string;
+                    /** @description The access token (as `accessToken` in the body), for clients that keep no cookies, when the root store is targeted. Only with refresh tokens on (`accessTokenMinutes`), when the completed login gets a fresh pair. */
+                    "svc-access-token"?: string;
+                    /** @description The same when a store is targeted: `{codename}` is its codename (`svc-access-token-acme` in the store `acme`). Only with refresh tokens on (`accessTokenMinutes`), when the completed login gets a fresh pair. */
+                    "svc-access-token-{codename}"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3488,6 +3506,12 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description The access token as the httpOnly cookie of the header's name (SameSite=Lax); with refresh tokens on, the refresh token as `svc-refresh-token[-{codename}]`, sent to `/auth-api/refresh` only. Only with refresh tokens on (`accessTokenMinutes`), when the completed login gets a fresh pair. */
+                    "Set-Cookie"?: string;
+                    /** @description The access token (as `accessToken` in the body), for clients that keep no cookies, when the root store is targeted. Only with refresh tokens on (`accessTokenMinutes`), when the completed login gets a fresh pair. */
+                    "svc-access-token"?: string;
+                    /** @description The same when a store is targeted: `{codename}` is its codename (`svc-access-token-acme` in the store `acme`). Only with refresh tokens on (`accessTokenMinutes`), when the completed login gets a fresh pair. */
+                    "svc-access-token-{codename}"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3722,6 +3746,12 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description The access token as the httpOnly cookie of the header's name (SameSite=Lax); with refresh tokens on, the refresh token as `svc-refresh-token[-{codename}]`, sent to `/auth-api/refresh` only. */
+                    "Set-Cookie"?: string;
+                    /** @description The access token (as `accessToken` in the body), for clients that keep no cookies, when the root store is targeted. */
+                    "svc-access-token"?: string;
+                    /** @description The same when a store is targeted: `{codename}` is its codename (`svc-access-token-acme` in the store `acme`). */
+                    "svc-access-token-{codename}"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3854,6 +3884,12 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description The access token as the httpOnly cookie of the header's name (SameSite=Lax); with refresh tokens on, the refresh token as `svc-refresh-token[-{codename}]`, sent to `/auth-api/refresh` only. */
+                    "Set-Cookie"?: string;
+                    /** @description The access token (as `accessToken` in the body), for clients that keep no cookies, when the root store is targeted. */
+                    "svc-access-token"?: string;
+                    /** @description The same when a store is targeted: `{codename}` is its codename (`svc-access-token-acme` in the store `acme`). */
+                    "svc-access-token-{codename}"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4110,7 +4146,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["RefreshInput"];
             };
@@ -4119,6 +4155,12 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description The access token as the httpOnly cookie of the header's name (SameSite=Lax); with refresh tokens on, the refresh token as `svc-refresh-token[-{codename}]`, sent to `/auth-api/refresh` only. */
+                    "Set-Cookie"?: string;
+                    /** @description The access token (as `accessToken` in the body), for clients that keep no cookies, when the root store is targeted. */
+                    "svc-access-token"?: string;
+                    /** @description The same when a store is targeted: `{codename}` is its codename (`svc-access-token-acme` in the store `acme`). */
+                    "svc-access-token-{codename}"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5663,6 +5705,12 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description The access token as the httpOnly cookie of the header's name (SameSite=Lax); with refresh tokens on, the refresh token as `svc-refresh-token[-{codename}]`, sent to `/auth-api/refresh` only. Only with refresh tokens on (`accessTokenMinutes`), when the completed login gets a fresh pair. */
+                    "Set-Cookie"?: string;
+                    /** @description The access token (as `accessToken` in the body), for clients that keep no cookies, when the root store is targeted. Only with refresh tokens on (`accessTokenMinutes`), when the completed login gets a fresh pair. */
+                    "svc-access-token"?: string;
+                    /** @description The same when a store is targeted: `{codename}` is its codename (`svc-access-token-acme` in the store `acme`). Only with refresh tokens on (`accessTokenMinutes`), when the completed login gets a fresh pair. */
+                    "svc-access-token-{codename}"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5733,6 +5781,12 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description The access token as the httpOnly cookie of the header's name (SameSite=Lax); with refresh tokens on, the refresh token as `svc-refresh-token[-{codename}]`, sent to `/auth-api/refresh` only. Only with refresh tokens on (`accessTokenMinutes`), when the completed login gets a fresh pair. */
+                    "Set-Cookie"?: string;
+                    /** @description The access token (as `accessToken` in the body), for clients that keep no cookies, when the root store is targeted. Only with refresh tokens on (`accessTokenMinutes`), when the completed login gets a fresh pair. */
+                    "svc-access-token"?: string;
+                    /** @description The same when a store is targeted: `{codename}` is its codename (`svc-access-token-acme` in the store `acme`). Only with refresh tokens on (`accessTokenMinutes`), when the completed login gets a fresh pair. */
+                    "svc-access-token-{codename}"?: string;
                     [name: string]: unknown;
                 };
                 content: {

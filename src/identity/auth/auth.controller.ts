@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiFailures, ApiResult } from '../../kernel/api-result.js';
+import { ApiAccessTokenHeader, ApiFailures, ApiResult } from '../../kernel/api-result.js';
 import { AuditLog, auditActor, auditContext } from '../../kernel/audit.js';
 import { AppError } from '../../kernel/errors.js';
 import { Authenticated, Public, USER_OR_API_KEY } from '../../kernel/policy.js';
@@ -53,6 +53,7 @@ export class AuthController {
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Log in to the targeted store: the session, its access token (and refresh token when they are on), cookies and a header.' })
   @ApiResult(LoginResponse)
+  @ApiAccessTokenHeader()
   @ApiFailures(401, 429) // 401 InvalidCredentials
   async login(@Req() req: ContextRequest, @Body() input: LoginInput, @Res({ passthrough: true }) res: Response) {
     const store = req.ctx.store!;
@@ -66,6 +67,8 @@ export class AuthController {
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'End the session of the access token sent (or of the refresh token in the body), if any, and clear the cookies. Always 200.' })
   @ApiResult(LogoutResponse)
+  // No body at all is the usual logout.
+  @ApiBody({ type: LogoutInput, required: false })
   async logout(@Req() req: ContextRequest, @Body() input: LogoutInput, @Res({ passthrough: true }) res: Response) {
     // An expired access token cannot end its session; the refresh token still names it.
     const session =

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Post, Req, Res } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiFailures, ApiResult } from '../../kernel/api-result.js';
+import { ApiAccessTokenHeader, ApiFailures, ApiResult } from '../../kernel/api-result.js';
 import { auditContext } from '../../kernel/audit.js';
 import { Authenticated, Public } from '../../kernel/policy.js';
 import { principalOf, type ContextRequest } from '../../kernel/request-context.js';
@@ -39,6 +39,9 @@ export class TokenController {
       'Exchange a refresh token (body, or the refresh cookie of the targeted store) for a new access token and a new refresh token; the one sent is spent. A spent one sent again ends its session (401 RefreshTokenReused), except within refreshReuseGraceSeconds, when it answers the same new pair.',
   })
   @ApiResult(RefreshResponse)
+  @ApiAccessTokenHeader()
+  // Without a body, the refresh cookie is used.
+  @ApiBody({ type: RefreshInput, required: false })
   @ApiFailures(401, 429) // RefreshTokenInvalid, RefreshTokenReused
   async refresh(@Req() req: ContextRequest, @Body() input: RefreshInput, @Res({ passthrough: true }) res: Response) {
     const store = req.ctx.store!;

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiFailures, ApiResult } from '../../kernel/api-result.js';
+import { ApiAccessTokenHeader, ApiFailures, ApiResult } from '../../kernel/api-result.js';
 import { Authenticated, USER_ONLY } from '../../kernel/policy.js';
 import { auditContextOf } from '../../kernel/audit.js';
 import { Ctx, type RequestContext } from '../../kernel/request-context.js';
@@ -59,6 +59,7 @@ export class MfaController {
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Complete the pending sign-in with a code of the app: the session without the pending flag.' })
   @ApiResult(SecondFactorDoneResponse)
+  @ApiAccessTokenHeader('with refresh tokens on (`accessTokenMinutes`), when the completed login gets a fresh pair')
   @ApiFailures(429)
   async verify(@Ctx() ctx: RequestContext, @Body() input: TotpCodeInput, @Res({ passthrough: true }) res: Response) {
     const session = await this.mfa.verify(ctx.session!, input.code, auditContextOf(ctx));
@@ -70,6 +71,7 @@ export class MfaController {
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Complete the pending sign-in with a recovery code in place of the app (each code works once).' })
   @ApiResult(SecondFactorDoneResponse)
+  @ApiAccessTokenHeader('with refresh tokens on (`accessTokenMinutes`), when the completed login gets a fresh pair')
   @ApiFailures(429)
   async recover(@Ctx() ctx: RequestContext, @Body() input: RecoveryCodeInput, @Res({ passthrough: true }) res: Response) {
     const session = await this.mfa.recover(ctx.session!, input.code, auditContextOf(ctx));

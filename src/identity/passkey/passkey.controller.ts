@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiFailures, ApiResult } from '../../kernel/api-result.js';
+import { ApiAccessTokenHeader, ApiFailures, ApiResult } from '../../kernel/api-result.js';
 import { Authenticated, Public, USER_ONLY } from '../../kernel/policy.js';
 import { auditContextOf } from '../../kernel/audit.js';
 import { Ctx, type ContextRequest, type RequestContext } from '../../kernel/request-context.js';
@@ -127,6 +127,7 @@ export class PasskeyController {
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Finish a passkey sign-in: the session, its access token (and refresh token when they are on), cookies and a header, as `/login` answers. No second factor is asked after it.' })
   @ApiResult(LoginResponse)
+  @ApiAccessTokenHeader()
   @ApiFailures(400, 403, 404) // PasskeyVerificationFailed, PasskeyChallengeExpired; UserInactive...; PasskeyNotFound, WebAuthnNotConfigured
   async loginVerify(@Req() req: ContextRequest, @Body() input: PasskeyLoginInput, @Res({ passthrough: true }) res: Response) {
     const store = req.ctx.store!;

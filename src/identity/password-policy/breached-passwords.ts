@@ -8,8 +8,9 @@ import { AppConfig } from '../../platform/config/app-config.js';
 const RANGE_TTL_MS = 60_000;
 // Range answers are ~30 KB with padding (~1,000 lines); what is kept is the non-padding lines.
 const CACHED_PREFIXES = 2_000;
-// A real answer is well under 100 KB: anything far larger is not the range API's.
-const MAX_ANSWER_CHARS = 1_000_000;
+// A real answer is under 40 KB (padding included): anything over this is not the range API's,
+// and is neither buffered nor read to its end.
+const MAX_ANSWER_BYTES = 256 * 1024;
 
 // Counts per SHA-1 suffix (35 upper-case hex characters) of one prefix; padding lines are left out.
 type Range = Map<string, number>;
@@ -17,7 +18,8 @@ type Range = Map<string, number>;
 // How often a password appears in known breaches, by the k-anonymity range API: only the first
 // 5 hex characters of its SHA-1 leave the service (with `Add-Padding: true`, so the answer's size
 // does not tell the prefix either), and the suffix is compared here. `undefined`: the range
-// service did not answer within `timeoutMs` (the policy decides what that means).
+// service did not answer within `timeoutMs`, answered an error, or more than a range answer
+// (the policy decides what that means).
 @Injectable()
 export class BreachedPasswords {
   private readonly ranges = new LRUCache<string, Range>({ max: CACHED_PREFIXES, ttl: RANGE_TTL_MS });
@@ -52,27 +54,43 @@ export class BreachedPasswords {
   // A failure is not cached: the next new password asks again.
   private async fetchRange(prefix: string): Promise<Range | undefined> {
     const { rangeUrl, timeoutMs } = this.config.settings.passwordPolicy.breachedCheck;
+    // Ends the request, its connection included: the timeout, or an answer over the cap.
+    const cutOff = new AbortController();
     try {
       const response = await fetch(rangeUrl + prefix, {
         headers: { 'Add-Padding': 'true', accept: 'text/plain' },
         redirect: 'error',
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: AbortSignal.any([cutOff.signal, AbortSignal.timeout(timeoutMs)]),
       });
-      if (!response.ok) {
-        await response.body?.cancel();
-        throw new Error(`answered ${response.status}`);
-      }
-      const text = await response.text();
-      if (text.length > MAX_ANSWER_CHARS) throw new Error('answered more than a range answer');
-      const range = parseRange(text);
+      if (!response.ok) throw new Error(`answered ${response.status}`);
+      const range = parseRange(await readCapped(response, MAX_ANSWER_BYTES));
       this.ranges.set(prefix, range);
       return range;
     } catch (error) {
+      // Whatever is left unread is dropped with its connection, not drained.
+      cutOff.abort();
       // The prefix is logged, never the password or its whole hash.
       this.logger.warn({ prefix, reason: (error as Error).message }, 'breached-password range service unavailable');
       return undefined;
     }
   }
+}
+
+// The body as text, counted as it arrives: refused unread when its Content-Length is over
+// `maxBytes`, and cut off once that many bytes (decompressed) have come.
+async function readCapped(response: Response, maxBytes: number): Promise<string> {
+  const declared = Number(response.headers.get('content-length') ?? 0);
+  if (declared > maxBytes) throw new Error(`announced ${declared} bytes, more than a range answer`);
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  if (response.body) {
+    for await (const chunk of response.body) {
+      received += chunk.byteLength;
+      if (received > maxBytes) throw new Error(`sent more than ${maxBytes} bytes, more than a range answer`);
+      chunks.push(chunk);
+    }
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 // `SUFFIX:COUNT` lines; padding lines have count 0.

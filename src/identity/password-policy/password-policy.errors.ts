@@ -16,7 +16,7 @@ export const PASSWORD_POLICY_ERRORS = defineErrors('src/identity/password-policy
   PasswordCheckUnavailable: {
     status: HttpStatus.SERVICE_UNAVAILABLE,
     message: 'errMsg_PasswordCheckUnavailable',
-    description: 'the breached-password service did not answer in time and `passwordPolicy.breachedCheck.onUnavailable` is `refuse`; retry later',
+    description: 'the breached-password service did not answer in time, answered an error or more than a range answer (256 KB), and `passwordPolicy.breachedCheck.onUnavailable` is `refuse`; retry later',
   },
 });
 

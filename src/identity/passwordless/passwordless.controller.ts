@@ -1,7 +1,7 @@
 import { Body, Controller, Headers, HttpCode, HttpStatus, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiFailures, ApiResult } from '../../kernel/api-result.js';
+import { ApiAccessTokenHeader, ApiFailures, ApiResult } from '../../kernel/api-result.js';
 import { auditContext } from '../../kernel/audit.js';
 import { Public } from '../../kernel/policy.js';
 import type { ContextRequest } from '../../kernel/request-context.js';
@@ -40,6 +40,7 @@ export class PasswordlessController {
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Sign in with the code (and its email or mobile) or the link\'s token: the session, its access token (and refresh token when they are on), cookies and a header, as `/login` answers.' })
   @ApiResult(LoginResponse)
+  @ApiAccessTokenHeader()
   @ApiFailures(400, 403, 404, 429) // ValidationFailed; VerificationCodeInvalid, VerificationCodeExpired, UserInactive...; PasswordlessLoginDisabled...; VerificationAttemptsExceeded, TooManyRequests
   async complete(@Req() req: ContextRequest, @Body() input: PasswordlessCompleteInput, @Res({ passthrough: true }) res: Response) {
     const store = req.ctx.store!;

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, HttpStatus, Post, Query, Req, Res, Use
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AuthService } from '../auth/auth.service.js';
-import { ApiRedirect, ApiResult } from '../../kernel/api-result.js';
+import { ApiAccessTokenHeader, ApiRedirect, ApiResult } from '../../kernel/api-result.js';
 import { Public } from '../../kernel/policy.js';
 import type { ContextRequest } from '../../kernel/request-context.js';
 import { SocialLoginResultInput, SocialLoginResultResponse, SocialStartQuery } from './social.dto.js';
@@ -57,6 +57,7 @@ export class SocialController {
   @Public()
   @HttpCode(HttpStatus.OK)
   @ApiResult(SocialLoginResultResponse)
+  @ApiAccessTokenHeader('when the answer is a login (not `RegisterNeededForSocialLogin`)')
   @ApiOperation({ summary: 'Exchange a socialCode: the session (as login), or `RegisterNeededForSocialLogin` with a new socialCode.' })
   async result(@Req() req: ContextRequest, @Body() input: SocialLoginResultInput, @Res({ passthrough: true }) res: Response) {
     const store = req.ctx.store!;

@@ -16,5 +16,53 @@ export const socialCodeInvalid = () => new AppError('SocialCodeInvalid', 'the so
 export const providerNotFound = (provider: string) => new AppError('SocialProviderNotFound', `social login with "${provider}" is not enabled`);
 export const redirectNotAllowed = () => new AppError('SocialRedirectNotAllowed', 'redirectUrl must be exactly the configured address');
 
-// The `error` query parameter of the client's callback: a stable word, never provider text.
-export type SocialFailure = 'access_denied' | 'state_mismatch' | 'provider_error' | 'login_failed';
+// A provider's refusal a client can act on (the person declined, sign in at the provider first,
+// try later...): passed on to the client as it is. RFC 6749 §4.1.2.1, OpenID Connect Core
+// §3.1.2.6.
+export const PROVIDER_ERROR_CODES = [
+  'invalid_request',
+  'unauthorized_client',
+  'access_denied',
+  'unsupported_response_type',
+  'invalid_scope',
+  'server_error',
+  'temporarily_unavailable',
+  'interaction_required',
+  'login_required',
+  'account_selection_required',
+  'consent_required',
+  'invalid_request_uri',
+  'invalid_request_object',
+  'request_not_supported',
+  'request_uri_not_supported',
+  'registration_not_supported',
+] as const;
+
+export type ProviderErrorCode = (typeof PROVIDER_ERROR_CODES)[number];
+
+// The `error` query parameter of the client's callback: a provider's standard code, or ours for
+// what failed on this side or has no standard name. A stable word, never provider text.
+export type SocialFailure =
+  | ProviderErrorCode
+  // The `state` is unknown, expired or used: the flow was not started here, or is replayed.
+  | 'state_mismatch'
+  // Single sign-on: the provider's discovery document cannot be read or names another issuer.
+  | 'provider_unavailable'
+  // Single sign-on: the provider refused the code, or its tokens did not verify.
+  | 'token_exchange_failed'
+  // Single sign-on: the provider's userinfo answer failed.
+  | 'userinfo_failed'
+  // Single sign-on: neither the ID token nor userinfo names the subject (`sub`).
+  | 'subject_missing'
+  // Any other failure of the provider: a code outside the standards, or a social login's exchange.
+  | 'provider_error'
+  // Social login: the provider came back with nothing to sign in with.
+  | 'login_failed';
+
+// A provider's `error` parameter as the client hears it: a standard code as it is (Apple's word
+// for a cancel as `access_denied`), anything else as `provider_error`. Its free-text
+// `error_description` never reaches the client: the operator reads it in the log.
+export function providerErrorCode(error: unknown): ProviderErrorCode | 'provider_error' {
+  if (error === 'user_cancelled_authorize') return 'access_denied';
+  return (PROVIDER_ERROR_CODES as readonly unknown[]).includes(error) ? (error as ProviderErrorCode) : 'provider_error';
+}

@@ -4,7 +4,7 @@ import { AuthGuard } from '@nestjs/passport';
 import { AppConfig } from '../../platform/config/app-config.js';
 import type { SocialProviderName } from '../../platform/config/social-settings.js';
 import type { SocialProfile } from './social-profile.js';
-import { providerNotFound, type SocialFailure } from './social.errors.js';
+import { providerErrorCode, providerNotFound, type SocialFailure } from './social.errors.js';
 import { SocialService, type SocialFlow } from './social.service.js';
 import { createSocialStrategy, SocialStrategies, type FlowRequest } from './social.strategies.js';
 
@@ -65,8 +65,9 @@ export class SocialPassportGuard implements CanActivate {
       return run();
     }
     const flow = await this.social.takeFlow(field('state'), provider);
-    const error: SocialFailure = !flow ? 'state_mismatch' : field('error') === 'access_denied' || field('error') === 'user_cancelled_authorize' ? 'access_denied' : 'provider_error';
-    if (error === 'provider_error') {
+    // The provider's standard code goes on to the client, its description only to the log.
+    const error: SocialFailure = !flow ? 'state_mismatch' : providerErrorCode(field('error'));
+    if (error !== 'state_mismatch' && error !== 'access_denied') {
       const words = { error: field('error'), error_description: field('error_description') };
       this.social.providerFailed(provider, 'authorization', typeof words.error === 'string' ? words : { error: 'no_code', message: 'the provider returned without a code or an error' }, { requestId: req.ctx.requestId });
     }
@@ -103,7 +104,7 @@ function outcomeGuard(name: string, provider: SocialProviderName, failed: (err: 
       // The token or profile request failed: the provider refused the code, or did not answer.
       if (err) failed(err, req);
       const message = (info as { message?: string } | undefined)?.message;
-      const error: SocialFailure = err ? 'provider_error' : message === 'state_mismatch' || !flow ? 'state_mismatch' : req.query.error ? 'access_denied' : 'login_failed';
+      const error: SocialFailure = err ? 'provider_error' : message === 'state_mismatch' || !flow ? 'state_mismatch' : req.query.error ? providerErrorCode(req.query.error) : 'login_failed';
       return { provider, flow, error } as T;
     }
   };

@@ -107,8 +107,8 @@ export class SocialService {
     return withQuery(flow?.redirectUrl ?? this.redirectUrl(), { provider, error });
   }
 
-  // The browser only hears `provider_error`: the operator reads why here (social login and
-  // single sign-on). `secrets` are the exchange's values (code, client secret, verifier), masked
+  // The browser hears one word (the provider's standard code, or ours): the operator reads why
+  // here (social login and single sign-on). `secrets` are the exchange's values (code, client secret, verifier), masked
   // should a message quote them.
   providerFailed(provider: string, stage: string, err: unknown, at: { requestId?: string; secrets?: readonly (string | undefined)[] } = {}): void {
     this.logger.warn({ provider, stage, requestId: at.requestId, ...providerFailure(err, at.secrets) }, 'sign-in failed at the provider');

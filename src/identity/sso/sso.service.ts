@@ -5,12 +5,16 @@ import { AppConfig } from '../../platform/config/app-config.js';
 import { SocialService } from '../social/social.service.js';
 import type { Tenant } from '../../kernel/tenant.js';
 import type { ResolvedSso } from '../../platform/config/social-secrets.js';
+import { providerErrorCode, type SocialFailure } from '../social/social.errors.js';
 import { ssoNotConfigured, ssoProviderUnavailable } from './sso.errors.js';
 
 // The key of the flow and of linked identities: stable when `ssoName` (what clients see) changes.
 const PROVIDER = 'sso';
 
 type Claims = Record<string, unknown>;
+
+// What the client hears when a step of the callback fails on this side (the log says why).
+const STEP_FAILURE = { discovery: 'provider_unavailable', token: 'token_exchange_failed', userinfo: 'userinfo_failed' } as const satisfies Record<string, SocialFailure>;
 
 // The request being answered, as far as the flow needs it.
 export interface SsoRequest {
@@ -75,13 +79,15 @@ export class SsoService {
     const params = current.searchParams;
     const flow = await this.social.takeFlow(params.get('state'), PROVIDER);
     if (!flow) return this.social.failureRedirect(sso.ssoName, 'state_mismatch');
-    if (params.get('error')) {
+    if (params.get('error') !== null) {
+      // The provider's standard code goes on to the client, its description only to the log.
+      const error = providerErrorCode(params.get('error'));
       // The person declining is no fault; any other error is the provider's or its settings'.
-      if (params.get('error') !== 'access_denied') this.social.providerFailed(sso.ssoName, 'authorization', { error: params.get('error'), error_description: params.get('error_description') }, { requestId: req.requestId });
-      return this.social.failureRedirect(sso.ssoName, 'access_denied', flow);
+      if (error !== 'access_denied') this.social.providerFailed(sso.ssoName, 'authorization', { error: params.get('error'), error_description: params.get('error_description') }, { requestId: req.requestId });
+      return this.social.failureRedirect(sso.ssoName, error, flow);
     }
     let profile: Claims;
-    let stage = 'discovery';
+    let stage: keyof typeof STEP_FAILURE = 'discovery';
     try {
       const oidc = await openidClient();
       const configuration = await this.client();
@@ -95,7 +101,7 @@ export class SsoService {
       profile = { ...idClaims, ...info };
     } catch (err) {
       this.social.providerFailed(sso.ssoName, stage, err, { requestId: req.requestId, secrets: [params.get('code') ?? undefined, clientSecret, flow.verifier, flow.nonce] });
-      return this.social.failureRedirect(sso.ssoName, 'provider_error', flow);
+      return this.social.failureRedirect(sso.ssoName, STEP_FAILURE[stage], flow);
     }
     // The round trip: from GET /sso/login (the flow's start) to this callback's completion.
     const ssoTime = Math.max(0, this.clock.now().getTime() - flow.startedAt);
@@ -103,7 +109,7 @@ export class SsoService {
     const sub = pick('sub');
     if (!sub) {
       this.social.providerFailed(sso.ssoName, 'userinfo', { error: 'no_subject', message: 'the ID token and the userinfo answer carry no sub claim' }, { requestId: req.requestId });
-      return this.social.failureRedirect(sso.ssoName, 'provider_error', flow);
+      return this.social.failureRedirect(sso.ssoName, 'subject_missing', flow);
     }
     const email = pick(sso.emailPropertyInProfile)?.toLowerCase();
     const ssoUserId = pick(sso.ssoUserIdPropertyInProfile) ?? sub;

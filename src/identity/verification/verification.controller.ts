@@ -2,7 +2,7 @@ import { Body, Controller, Headers, HttpCode, HttpStatus, Param, Post, Res } fro
 import type { Response } from 'express';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AntiBotProtected } from '../antibot/antibot.guard.js';
-import { ApiFailures, ApiResult } from '../../kernel/api-result.js';
+import { ApiAccessTokenHeader, ApiFailures, ApiResult } from '../../kernel/api-result.js';
 import { Authenticated, Public, USER_ONLY } from '../../kernel/policy.js';
 import { Ctx, type RequestContext } from '../../kernel/request-context.js';
 import type { SessionData } from '../../kernel/principal.js';
@@ -39,6 +39,7 @@ export class VerificationController {
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Complete the email second factor: the session without the pending flag.' })
   @ApiResult(SecondFactorDoneResponse)
+  @ApiAccessTokenHeader('with refresh tokens on (`accessTokenMinutes`), when the completed login gets a fresh pair')
   @ApiFailures(429)
   async completeEmail2FA(@Ctx() ctx: RequestContext, @Body() input: CompleteSecondFactorInput, @Res({ passthrough: true }) res: Response, @Headers('accept-language') lang?: string) {
     const session = (await this.verification.complete(ctx, 'email-2factor-verification', input, lang)) as SessionData;
@@ -60,6 +61,7 @@ export class VerificationController {
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Complete the mobile second factor: the session without the pending flag.' })
   @ApiResult(SecondFactorDoneResponse)
+  @ApiAccessTokenHeader('with refresh tokens on (`accessTokenMinutes`), when the completed login gets a fresh pair')
   @ApiFailures(429)
   async completeMobile2FA(@Ctx() ctx: RequestContext, @Body() input: CompleteSecondFactorInput, @Res({ passthrough: true }) res: Response, @Headers('accept-language') lang?: string) {
     const session = (await this.verification.complete(ctx, 'mobile-2factor-verification', input, lang)) as SessionData;

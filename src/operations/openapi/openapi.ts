@@ -6,12 +6,13 @@ import {
   type OpenAPIObject,
   type OperationObject,
   type ParameterObject,
+  type HeadersObject,
   type ReferenceObject,
   type ResponseObject,
   type SchemaObject,
   type SecurityRequirementObject,
 } from '@nestjs/swagger';
-import { ApiResultMeta, apiFailures, type ApiResultSpec } from '../../kernel/api-result.js';
+import { ApiAccessTokenHeaderMeta, ApiResultMeta, apiFailures, type ApiResultSpec } from '../../kernel/api-result.js';
 import { EnvelopeSpecOf } from '../../kernel/envelope.js';
 import { errorCodes } from '../../kernel/errors.js';
 import { Authenticated, Public, type AuthPolicy } from '../../kernel/policy.js';
@@ -93,6 +94,51 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 // Paths that belong to no store and take no body: only faults can go wrong there.
 const UNTENANTED = /^\/(health|metrics)(\/|$)/;
 
+// The tags in the order a newcomer meets them (Swagger UI lists them so): a store, an account in
+// it, signing in, the users; then the other ways to sign in and verify, access control, and what
+// other services and operators use. Every tag a controller uses is here (a test checks it).
+const TAGS: [name: string, description: string][] = [
+  ['stores', 'The stores (tenants): the picker list, the targeted store read and changed, every store for SaaS administrators.'],
+  ['registration', 'A new store with its owner, or a new user in the targeted store.'],
+  ['auth', 'Log in and out, refresh tokens, the current user (`/currentuser`) and its own sessions; the keys and discovery document that verify tokens.'],
+  ['users', 'Creating, listing, changing and deleting the users of the targeted store, their sessions and second factors.'],
+  ['password policy', 'The rules a new password must meet, for a sign-up or password form.'],
+  ['verification', 'Codes and links that verify an email or mobile, reset a password, or complete an email or mobile second factor.'],
+  ['mfa', 'Authenticator apps (TOTP) and recovery codes: enrolment, the sign-in\'s second factor, removal.'],
+  ['passkeys', 'Passkeys (WebAuthn): enrolment, listing, renaming, deleting, and signing in without a password.'],
+  ['passwordless', 'Sign in with a code or link sent to an email or mobile.'],
+  ['social login', 'Sign in with Google, Apple, GitHub and other OAuth providers, then exchange the socialCode.'],
+  ['single sign-on', 'Sign in with the OpenID Connect provider the deployment configures; ends like a social login.'],
+  ['anti-bot', 'The challenge that protected routes (registration, codes sent) ask a client to solve.'],
+  ['user groups', 'Groups of users and their members, for granting permissions to many at once.'],
+  ['permissions', 'The caller\'s permissions, and the grants administrators give roles, users, groups or the whole store.'],
+  ['api keys', 'API keys (`sk_…`) a user creates for its scripts and services, with its roles or fewer; their validation by other services.'],
+  ['avatars', 'Generated avatars (identicons).'],
+  ['bucket', 'Uploaded avatar images: upload and download.'],
+  ['notifications', 'The caller\'s in-app notifications.'],
+  ['events', 'Live events of the store as a server-sent event stream (also over Socket.IO).'],
+  ['realtime', 'The Pusher-compatible channel: channel authorization, user authentication, provider webhooks.'],
+  ['overview', 'A store at a glance for the admin console: users, live sessions, sign-ins.'],
+  ['audit log', 'The store\'s security audit log: read, exported, its hash chain checked.'],
+  ['health', 'Liveness and readiness, for orchestrators and load balancers.'],
+  ['operations', 'Prometheus metrics.'],
+];
+
+// What a newcomer reads first at /docs: what this is, how to name a store, how to authenticate.
+function introduction(project: string): string {
+  return [
+    'Multi-tenant identity service: stores (tenants) and their users, logins and sessions, second factors, API keys, access control, notifications and live events.',
+    '',
+    `**The store.** Each request acts in one store: name it with the \`${project}-store-codename\` header (or a \`_store\` query parameter, e.g. on a browser redirect). Without one, the root store is targeted; an unknown codename answers \`400 StoreNotFound\`. New stores come from \`POST /auth-api/v1/registerstoreowner\`.`,
+    '',
+    `**Authenticating.** \`POST /auth-api/login\` answers an \`accessToken\` (a JWT): send it as \`Authorization: Bearer <token>\`. Browsers also receive it as the httpOnly cookie \`${project}-access-token\` (\`${project}-access-token-<codename>\` in a store), which is accepted in its place. Services send an API key (\`sk_${project}_…\`) or a machine token (\`${project}-machine-token\`). Each operation lists what it accepts; public ones accept anything.`,
+    '',
+    '**Answers.** Business routes (`/v1/...`) wrap their data in an envelope, under `dataName`. Every error is `{ result: "ERR", status, errCode, message, detail? }`: act on `errCode`, show `detail` to people.',
+    '',
+    `**More.** This document is served at \`/docs-json\`, this page at \`/docs\`. The guides are in the service's repository, \`docs/\`: \`api.md\` (routes, envelope, stores), \`authentication.md\` (logins, tokens, second factors, social login), \`errors.md\` (every \`errCode\`).`,
+  ].join('\n');
+}
+
 // The OpenAPI document, completed from what the routes already declare: security from the
 // policy (none on public routes), error answers from the policy, method and decorators, the
 // envelope from @Envelope, and every `{param}` of a path.
@@ -100,15 +146,19 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
   const project = config.env.PROJECT_CODENAME;
   const builder = new DocumentBuilder()
     .setTitle('Identity, store-tenant and realtime event service')
+    .setDescription(introduction(project))
     .setVersion(config.env.APP_VERSION)
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The `accessToken` of a login.' }, 'accessToken')
     .addCookieAuth(`${project}-access-token`, { type: 'apiKey', in: 'cookie', description: `Set by login: \`${project}-access-token\` at root, \`${project}-access-token-<codename>\` for a store.` }, 'accessTokenCookie')
     .addApiKey({ type: 'apiKey', in: 'header', name: `${project}-machine-token`, description: 'Ed25519 machine-to-machine token of a listed service.' }, 'machineToken')
     .addGlobalParameters({ name: `${project}-store-codename`, in: 'header', required: false, schema: { type: 'string' }, description: 'Targeted store (tenant); root when absent.' });
+  for (const [name, description] of TAGS) builder.addTag(name, description);
   const apiKeys = config.settings.apiKeys;
   if (apiKeys.enabled) {
-    const description = `An API key (\`sk_${project}_...\`), created at POST /auth-api/v1/apikeys.`;
-    if (apiKeys.location === 'bearer') builder.addBearerAuth({ type: 'http', scheme: 'bearer', description }, 'apiKey');
+    const format = `sk_${project}_<48 hex>`;
+    const description = `An API key: opaque, \`sk_${project}_\` and 48 hexadecimal characters (not a JWT: nothing to decode), shown once when created at POST /auth-api/v1/apikeys.`;
+    // The builder calls every bearer scheme a JWT unless told otherwise.
+    if (apiKeys.location === 'bearer') builder.addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: format, description }, 'apiKey');
     else if (apiKeys.location !== 'body') builder.addApiKey({ type: 'apiKey', in: apiKeys.location, name: apiKeys.fieldName, description }, 'apiKey');
   }
   if (config.env.PUBLIC_URL) builder.addServer(config.env.PUBLIC_URL);
@@ -131,6 +181,8 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
     operation.security = security(policy, hasApiKeyScheme);
     addPathParameters(operation, path);
     setSuccess(operation, reflector.get(ApiResultMeta, route.handler), reflector.get(EnvelopeSpecOf, route.handler));
+    const tokenHeader = reflector.get(ApiAccessTokenHeaderMeta, route.handler);
+    if (tokenHeader) addAccessTokenHeaders(operation, project, tokenHeader.when);
     // Any route may meet a fault or an unreachable PostgreSQL or Redis.
     const statuses = new Set([500, 503, ...apiFailures(route.handler)]);
     if (!UNTENANTED.test(path)) [400, 403].forEach((s) => statuses.add(s));
@@ -179,4 +231,29 @@ function setSuccess(operation: OperationObject, result: ApiResultSpec | undefine
   }
   const existing = operation.responses[status] as ResponseObject | undefined;
   operation.responses[status] = { description: existing?.description || 'Success.', content: { 'application/json': { schema } } };
+}
+
+// The access token's header and the cookies, on the success answer of a route that signs in.
+// A header's name carries the store's codename, which a document cannot spell: both forms.
+function addAccessTokenHeaders(operation: OperationObject, project: string, when: string | undefined): void {
+  const status = Object.keys(operation.responses).find((s) => s.startsWith('2'));
+  if (!status) return;
+  const only = when ? ` Only ${when}.` : '';
+  const success = operation.responses[status] as ResponseObject;
+  const string: SchemaObject = { type: 'string' };
+  const headers: HeadersObject = {
+    [`${project}-access-token`]: {
+      description: `The access token (as \`accessToken\` in the body), for clients that keep no cookies, when the root store is targeted.${only}`,
+      schema: string,
+    },
+    [`${project}-access-token-{codename}`]: {
+      description: `The same when a store is targeted: \`{codename}\` is its codename (\`${project}-access-token-acme\` in the store \`acme\`).${only}`,
+      schema: string,
+    },
+    'Set-Cookie': {
+      description: `The access token as the httpOnly cookie of the header's name (SameSite=Lax); with refresh tokens on, the refresh token as \`${project}-refresh-token[-{codename}]\`, sent to \`/auth-api/refresh\` only.${only}`,
+      schema: string,
+    },
+  };
+  success.headers = { ...success.headers, ...headers };
 }
