@@ -97,6 +97,8 @@ function service(env: Record<string, string | undefined>): Promise<Measured> {
   const base: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     NODE_ENV: 'production',
+    // the service's own address (production requires one); nothing is called there
+    PUBLIC_URL: 'http://127.0.0.1:3000',
     HOST: '127.0.0.1',
     PORT: '0',
     LOG_LEVEL: 'warn',

@@ -85,7 +85,7 @@ async function main(): Promise<void> {
   const db = new pg.Client({ connectionString: url });
   await db.connect();
   const running = await createApp({
-    env: { NODE_ENV: 'production', DATABASE_URL: url, BCRYPT_COST: process.env.BCRYPT_COST ?? '10', LOG_LEVEL: 'warn', SUPER_ADMIN_PASSWORD: 'overview-bench-admin-password' },
+    env: { NODE_ENV: 'production', PUBLIC_URL: 'http://127.0.0.1:3000', DATABASE_URL: url, BCRYPT_COST: process.env.BCRYPT_COST ?? '10', LOG_LEVEL: 'warn', SUPER_ADMIN_PASSWORD: 'overview-bench-admin-password' },
     settings: { rateLimits: { loginPerIp: { points: 1_000_000, durationSeconds: 1 }, loginPerUsername: { points: 1_000_000, durationSeconds: 1 } } },
   });
   await running.app.listen(0, '127.0.0.1');

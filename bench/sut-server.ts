@@ -13,6 +13,8 @@ const started = performance.now();
 const running = await createApp({
   env: {
     NODE_ENV: 'production',
+    // the service's own address (production requires one); nothing is called there
+    PUBLIC_URL: 'http://127.0.0.1:3000',
     DATABASE_URL: process.env.DATABASE_URL,
     REDIS_URL: process.env.REDIS_URL,
     DATA_DIR: process.env.DATABASE_URL ? undefined : ':memory:',

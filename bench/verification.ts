@@ -71,6 +71,8 @@ async function main(): Promise<void> {
   const running: RunningApp = await createApp({
     env: {
       NODE_ENV: 'production',
+      // the service's own address (production requires one); nothing is called there
+      PUBLIC_URL: 'http://127.0.0.1:3000',
       LOG_LEVEL: 'silent',
       DATA_DIR: ':memory:',
       BCRYPT_COST: '4',

@@ -298,8 +298,9 @@ describe('audit log: email second factor', () => {
     const code = (await t.http.post(`${flow}/start`).set(HEADER, c).set('Authorization', `Bearer ${session.accessToken}`).send({}).expect(200)).body.secretCode as string;
     const wrong = code === '000000' ? '000001' : '000000';
     await t.http.post(`${flow}/complete`).set(HEADER, c).set('Authorization', `Bearer ${session.accessToken}`).send({ secretCode: wrong }).expect(403);
-    await t.http.post(`${flow}/complete`).set(HEADER, c).set('Authorization', `Bearer ${session.accessToken}`).send({ secretCode: code }).expect(200);
-    const o: Owner = { store, token: session.accessToken, sessionId: session.sessionId };
+    const done = await t.http.post(`${flow}/complete`).set(HEADER, c).set('Authorization', `Bearer ${session.accessToken}`).send({ secretCode: code }).expect(200);
+    // the completed sign-in's token (the pending one finished it, and serves nothing else)
+    const o: Owner = { store, token: done.body.accessToken, sessionId: session.sessionId };
     const [failed] = await entries(t, o, 'user.2fa.failed');
     expect(failed).toMatchObject({ outcome: 'failure', reason: 'wrong_code', actor: { type: 'user', id: store.ownerId }, target: { type: 'session', id: session.sessionId }, details: { factor: 'email' } });
     const [passed] = await entries(t, o, 'user.2fa.passed');

@@ -314,7 +314,7 @@ describeWithPty('the log in a terminal (needs `script` from util-linux)', () => 
   }, 90_000);
 
   it('stays JSON in production', async () => {
-    const lines = (await outputInTerminal('production', { SUPER_ADMIN_PASSWORD: 'a-long-enough-password-123' })).split(/\r?\n/).filter(Boolean);
+    const lines = (await outputInTerminal('production', { SUPER_ADMIN_PASSWORD: 'a-long-enough-password-123', PUBLIC_URL: 'http://127.0.0.1:3000' })).split(/\r?\n/).filter(Boolean);
     const json = lines.filter((l) => l.startsWith('{'));
     expect(json.find((l) => JSON.parse(l).msg === 'service listening')).toBeDefined();
     expect(lines.filter((l) => !l.startsWith('{') && !/ listening on /.test(l))).toEqual([]);
