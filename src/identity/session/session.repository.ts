@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, MoreThan, Not } from 'typeorm';
 import type { PageRequest } from '../../kernel/paging.js';
+import { DatabasePool } from '../../platform/database/database-pool.js';
 import { managerOf, type Tx } from '../../platform/database/transactions.js';
 import { SessionEntity } from './session.entity.js';
 
@@ -10,31 +11,45 @@ export type SessionFactorFlag = 'needsEmail2FA' | 'needsMobile2FA' | 'needsTotp2
 // Tenant-level: store id first.
 @Injectable()
 export class SessionRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly pool: DatabasePool,
+  ) {}
 
   private repo(tx?: Tx) {
     return managerOf(this.dataSource, tx).getRepository(SessionEntity);
   }
 
-  // A login's statements (this insert, deleteExpired, idsBeyond) are plain SQL: TypeORM's save
-  // read the row by id before inserting it, and its query builder cost more CPU than the
-  // statements themselves (bench:auth's login storm).
-  // `askKnownDevice`: the answer also says whether another session of the user has the new one's
-  // user agent, read by the same statement (whose reads do not see the row it inserts).
+  // A login's one statement: the user's expired sessions deleted, the new one inserted, and what
+  // the login needs to know after it read in the same round trip: the ids of the user's live
+  // sessions beyond the newest `keep` (the cap ends them), and, when asked (`askKnownDevice`),
+  // whether another live session has the new one's user agent. Its reads run on the statement's
+  // snapshot, which holds neither the new row nor the deletions: they skip expired rows, and count
+  // the new row in (`keep - 1` older ones stay). Plain SQL: TypeORM's save read the row by id
+  // before inserting it, and its query builder cost more CPU than the statements themselves
+  // (bench:auth's login storm). Outside a transaction it is a named statement (DatabasePool).
   async insert(
     storeId: string,
     session: Omit<SessionEntity, 'storeId' | 'lastSeenAt' | 'authTime'>,
-    tx?: Tx,
-    askKnownDevice = false,
-  ): Promise<{ row: SessionEntity; knownDevice: boolean }> {
+    opts: { keep: number; askKnownDevice?: boolean; tx?: Tx },
+  ): Promise<{ row: SessionEntity; knownDevice: boolean; beyond: string[] }> {
     const row = Object.assign(new SessionEntity(), session, { storeId, lastSeenAt: null, authTime: session.createdAt });
-    const returned: { known: boolean }[] = await managerOf(this.dataSource, tx).query(
-      `INSERT INTO "sessions" ("id", "storeId", "userId", "createdAt", "expiresAt", "ip", "userAgent", "ssoUserId", "needsEmail2FA", "needsMobile2FA", "needsTotp2FA", "needsPasskey2FA", "amr", "authTime")
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $4)` +
-        (askKnownDevice ? ' RETURNING EXISTS (SELECT 1 FROM "sessions" WHERE "storeId" = $2 AND "userId" = $3 AND "userAgent" = $7) AS "known"' : ''),
-      [row.id, storeId, row.userId, row.createdAt, row.expiresAt, row.ip, row.userAgent, row.ssoUserId, row.needsEmail2FA, row.needsMobile2FA, row.needsTotp2FA, row.needsPasskey2FA, row.amr],
-    );
-    return { row, knownDevice: askKnownDevice && returned[0].known };
+    const known = opts.askKnownDevice
+      ? 'EXISTS (SELECT 1 FROM "sessions" WHERE "storeId" = $2 AND "userId" = $3 AND "expiresAt" > $4 AND "userAgent" = $7)'
+      : 'false';
+    const text = `WITH "expired" AS (DELETE FROM "sessions" WHERE "storeId" = $2 AND "userId" = $3 AND "expiresAt" <= $4),
+      "inserted" AS (
+        INSERT INTO "sessions" ("id", "storeId", "userId", "createdAt", "expiresAt", "ip", "userAgent", "ssoUserId", "needsEmail2FA", "needsMobile2FA", "needsTotp2FA", "needsPasskey2FA", "amr", "authTime")
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $4)
+      )
+      SELECT ${known} AS "known", ARRAY(
+        SELECT "id" FROM "sessions" WHERE "storeId" = $2 AND "userId" = $3 AND "expiresAt" > $4 ORDER BY "createdAt" DESC, "id" ASC OFFSET $14
+      ) AS "beyond"`;
+    const values = [row.id, storeId, row.userId, row.createdAt, row.expiresAt, row.ip, row.userAgent, row.ssoUserId, row.needsEmail2FA, row.needsMobile2FA, row.needsTotp2FA, row.needsPasskey2FA, row.amr, Math.max(opts.keep - 1, 0)];
+    const [answer]: { known: boolean; beyond: string[] }[] = opts.tx
+      ? await managerOf(this.dataSource, opts.tx).query(text, values)
+      : await this.pool.query(opts.askKnownDevice ? 'session-insert-known' : 'session-insert', text, values);
+    return { row, knownDevice: answer.known, beyond: answer.beyond };
   }
 
   findById(storeId: string, id: string): Promise<SessionEntity | null> {
@@ -58,15 +73,6 @@ export class SessionRepository {
     return n;
   }
 
-  // The user's sessions after the newest `keep`: the ones a cap ends.
-  async idsBeyond(storeId: string, userId: string, keep: number): Promise<string[]> {
-    const rows: { id: string }[] = await this.dataSource.query(
-      'SELECT "id" FROM "sessions" WHERE "storeId" = $1 AND "userId" = $2 ORDER BY "createdAt" DESC, "id" ASC OFFSET $3',
-      [storeId, userId, keep],
-    );
-    return rows.map((r) => r.id);
-  }
-
   // The session was used at `now`: written only when the stored time is older than `staleBefore`,
   // so replicas that each remember their own last write add no second write a minute.
   async touch(storeId: string, id: string, now: Date, staleBefore: Date): Promise<void> {
@@ -86,10 +92,6 @@ export class SessionRepository {
       [storeId, id, method, now],
     );
     return affected > 0;
-  }
-
-  async deleteExpired(storeId: string, userId: string, now: Date): Promise<void> {
-    await this.dataSource.query('DELETE FROM "sessions" WHERE "storeId" = $1 AND "userId" = $2 AND "expiresAt" <= $3', [storeId, userId, now]);
   }
 
   // Deletes and returns the sessions deleted (id and user), so their cached copies can go too

@@ -59,8 +59,6 @@ export class SessionService implements OnModuleDestroy {
     inTx?: (session: { id: string; newDevice: boolean }, tx: Tx) => Promise<unknown>,
   ): Promise<SessionData> {
     const now = this.clock.now();
-    // Expired rows of this user go as a new one comes, so they never pile up.
-    await this.sessions.deleteExpired(user.storeId, user.id, now);
     const fields = {
       id: randomUUID(),
       userId: user.id,
@@ -75,17 +73,19 @@ export class SessionService implements OnModuleDestroy {
       needsPasskey2FA: pending.passkey2FA ?? false,
       amr: [...amr],
     };
-    const row = inTx
+    // One statement: the user's expired rows go as a new one comes (so they never pile up), and
+    // the sessions past the cap are named.
+    const keep = this.config.settings.maxSessionsPerUser;
+    const { row, beyond } = inTx
       ? await this.transactions.run(async (tx) => {
           // A sign-in without a user agent is never called new.
-          const { row, knownDevice } = await this.sessions.insert(user.storeId, fields, tx, !!fields.userAgent);
-          await inTx({ id: row.id, newDevice: !!fields.userAgent && !knownDevice }, tx);
-          return row;
+          const inserted = await this.sessions.insert(user.storeId, fields, { keep, tx, askKnownDevice: !!fields.userAgent });
+          await inTx({ id: inserted.row.id, newDevice: !!fields.userAgent && !inserted.knownDevice }, tx);
+          return inserted;
         })
-      : (await this.sessions.insert(user.storeId, fields)).row;
+      : await this.sessions.insert(user.storeId, fields, { keep });
     // At the cap the oldest sessions end, so a login always succeeds and forgotten devices go
     // first. Concurrent logins may each end the same old rows; none ends a newer one.
-    const beyond = await this.sessions.idsBeyond(user.storeId, user.id, this.config.settings.maxSessionsPerUser);
     if (beyond.length) await this.end(user.storeId, { ids: beyond });
     return this.remember(row, user);
   }

@@ -2,14 +2,22 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
 import type { PageRequest } from '../../kernel/paging.js';
+import { DatabasePool } from '../../platform/database/database-pool.js';
 import { containsPattern } from '../../platform/database/like.js';
 import { managerOf, type Tx } from '../../platform/database/transactions.js';
 import { UserEntity } from './user.entity.js';
 
+// The entity's columns, named: a named statement keeps the columns it was planned with, so a
+// column added later (a migration while an older replica runs) must not change what it returns.
+const COLUMNS = '"id", "storeId", "email", "mobile", "fullname", "name", "surname", "passwordHash", "avatar", "roles", "emailVerified", "mobileVerified", "isActive", "totpEnabled", "hasPasskey", "ownerId", "language", "customData", "recordVersion", "createdAt", "updatedAt"';
+
 // Tenant-level: the store id comes first on every method and is part of every query.
 @Injectable()
 export class UserRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly pool: DatabasePool,
+  ) {}
 
   private repo(tx?: Tx) {
     return managerOf(this.dataSource, tx).getRepository(UserEntity);
@@ -25,17 +33,18 @@ export class UserRepository {
 
   // A login's lookups (by email, by mobile) are plain SQL: TypeORM's query builder cost more CPU
   // than the statement (bench:auth's login storm). The columns are the entity's properties.
+  // Outside a transaction they are named statements (DatabasePool): planned once per connection.
   // By email, matching the unique index (storeId, lower(email)).
   findByEmail(storeId: string, email: string, tx?: Tx): Promise<UserEntity | null> {
-    return this.one(tx, 'SELECT * FROM "users" WHERE "storeId" = $1 AND lower("email") = lower($2)', [storeId, email]);
+    return this.one(tx, 'user-by-email', `SELECT ${COLUMNS} FROM "users" WHERE "storeId" = $1 AND lower("email") = lower($2)`, [storeId, email]);
   }
 
   findByMobile(storeId: string, mobile: string, tx?: Tx): Promise<UserEntity | null> {
-    return this.one(tx, 'SELECT * FROM "users" WHERE "storeId" = $1 AND "mobile" = $2', [storeId, mobile]);
+    return this.one(tx, 'user-by-mobile', `SELECT ${COLUMNS} FROM "users" WHERE "storeId" = $1 AND "mobile" = $2`, [storeId, mobile]);
   }
 
-  private async one(tx: Tx | undefined, sql: string, parameters: unknown[]): Promise<UserEntity | null> {
-    const rows: UserEntity[] = await managerOf(this.dataSource, tx).query(sql, parameters);
+  private async one(tx: Tx | undefined, name: string, sql: string, parameters: unknown[]): Promise<UserEntity | null> {
+    const rows: UserEntity[] = tx ? await managerOf(this.dataSource, tx).query(sql, parameters) : await this.pool.query(name, sql, parameters);
     return rows.length ? Object.assign(new UserEntity(), rows[0]) : null;
   }
 
