@@ -79,7 +79,19 @@ const APPEND_AFTER = `WITH "last" AS (${HEAD})
   WHERE (SELECT "seq" FROM "last") IS NOT DISTINCT FROM $2::bigint AND (SELECT "hash" FROM "last") IS NOT DISTINCT FROM $3::char(64)
   RETURNING 1`;
 
-// Last entries remembered per store (embedded database), at most this many stores.
+// The same on PostgreSQL, under the store's chain lock: the entry is inserted if the last entry is
+// the one it was chained to, and the statement answers the last entry with how many it added (0:
+// the guess was wrong; the caller chains the entry again to that last entry, the lock still held).
+const LOCKED_APPEND_AFTER = `WITH "last" AS (${LOCKED_HEAD}),
+  "added" AS (
+    INSERT INTO "audit_log" (${ALL.map((c) => `"${c}"`).join(', ')})
+    SELECT ${ALL.map((c, i) => `$${i + 4}::${COLUMNS[c]}`).join(', ')}
+    WHERE (SELECT "seq" FROM "last") IS NOT DISTINCT FROM $2::bigint AND (SELECT "hash" FROM "last") IS NOT DISTINCT FROM $3::char(64)
+    RETURNING 1
+  )
+  SELECT (SELECT "seq" FROM "last") AS "seq", (SELECT "hash" FROM "last") AS "hash", (SELECT count(*) FROM "added")::int AS "added"`;
+
+// Last entries remembered per store, at most this many stores.
 const HEADS_KEPT = 10_000;
 
 function param(row: Partial<AuditEntryEntity>, c: Column): unknown {
@@ -93,9 +105,10 @@ export class AuditRepository {
   // The embedded database runs one transaction at a time (its one session belongs to a
   // connection for the whole of a transaction), so there the chain needs no lock of its own.
   private readonly chainLock: boolean;
-  // Embedded: each store's last entry as this process wrote it. The only writer is this process,
-  // so the guess is nearly always right, and the insert checks it (a rolled-back or removed
-  // entry makes it wrong: then the entry is chained again to what the database holds).
+  // Each store's last entry as this process wrote it. Embedded, the only writer is this process,
+  // so the guess is nearly always right; on PostgreSQL it is while one replica serves a store's
+  // writes. The insert checks it (another replica's entry, a rolled-back or removed one makes it
+  // wrong: then the entry is chained again to what the database holds).
   private readonly heads = new Map<string, Head>();
 
   constructor(
@@ -110,16 +123,27 @@ export class AuditRepository {
   // here: the key never reaches the database. One writer per store at a time on every replica (a
   // transaction-level advisory lock), so two writers never chain to the same last entry. Within
   // `tx` when given (the entry commits or rolls back with the change it records). Plain SQL, as a
-  // login's other statements: a sign-in writes its entry here, in two statements on PostgreSQL
-  // (the lock with the last entry, the insert) and one on the embedded database.
+  // login's other statements: a sign-in writes its entry here in one statement when this process
+  // wrote the store's last entry (on PostgreSQL the lock, the check and the insert), else two.
   append(storeId: string, entries: NewAuditEntry[], tx?: Tx): Promise<AuditEntryEntity[]> {
     const work = async (m: EntityManager) => {
-      if (!this.chainLock && entries.length === 1) {
-        const guess = this.heads.get(storeId);
-        const rows = guess && this.chained(storeId, entries, guess);
-        if (rows && (await m.query(APPEND_AFTER, [storeId, guess.seq, guess.hash, ...ALL.map((c) => param(rows[0], c))])).length) return this.remember(storeId, rows);
+      let head: Head | undefined;
+      let read = false;
+      const guess = entries.length === 1 ? this.heads.get(storeId) : undefined;
+      if (guess) {
+        const rows = this.chained(storeId, entries, guess);
+        const values = [storeId, guess.seq, guess.hash, ...ALL.map((c) => param(rows[0], c))];
+        if (!this.chainLock) {
+          if ((await m.query(APPEND_AFTER, values)).length) return this.remember(storeId, rows);
+        } else {
+          const [answer] = (await m.query(LOCKED_APPEND_AFTER, values)) as (Head & { added: number })[];
+          if (answer.added) return this.remember(storeId, rows);
+          // The lock is held: the last entry it answered stays the last.
+          head = answer.seq === null ? undefined : { seq: answer.seq, hash: answer.hash };
+          read = true;
+        }
       }
-      const [head] = (await m.query(this.chainLock ? LOCKED_HEAD : HEAD, [storeId])) as Head[];
+      if (!read) [head] = (await m.query(this.chainLock ? LOCKED_HEAD : HEAD, [storeId])) as Head[];
       const rows = this.chained(storeId, entries, head);
       // A statement takes at most 65,535 parameters: a long queue goes in slices.
       for (let from = 0; from < rows.length; from += INSERT_ROWS) {
@@ -147,7 +171,6 @@ export class AuditRepository {
   }
 
   private remember(storeId: string, rows: AuditEntryEntity[]): AuditEntryEntity[] {
-    if (this.chainLock) return rows;
     const last = rows.at(-1)!;
     this.heads.delete(storeId);
     this.heads.set(storeId, { seq: last.seq, hash: last.hash });
