@@ -591,6 +591,31 @@ describeEmbedded('audit log on the embedded database', () => {
   });
 });
 
+// Two replicas on one PostgreSQL database writing one store's chain, sign-ins alternating and at
+// once: each remembers the last entry it wrote, and its guess is wrong whenever the other wrote
+// since; the chain stays one, numbered without a gap. (The embedded database is one process's.)
+const describePostgres = process.env.DATABASE_URL ? describe : describe.skip;
+
+describePostgres('audit log on PostgreSQL with two replicas', () => {
+  it('sign-ins on both replicas, alternating and at once, make one chain', async () => {
+    const [a, b] = await Promise.all([startApp(), startApp()]);
+    try {
+      const o = await ownerOfNewStore(a);
+      const signIn = (t: TestApp) => t.http.post('/auth-api/login').set(HEADER, o.store.codename).send({ username: o.store.ownerEmail, password: PASSWORD }).expect(200);
+      for (let i = 0; i < 4; i++) await signIn(i % 2 ? a : b);
+      await Promise.all(Array.from({ length: 12 }, (_, i) => signIn(i % 2 ? a : b)));
+      const seqs: { seq: string; action: string }[] = await a.app.get(DataSource).query('SELECT "seq", "action" FROM "audit_log" WHERE "storeId" = $1 ORDER BY "seq"', [o.store.storeId]);
+      expect(seqs.map((r) => Number(r.seq))).toEqual(seqs.map((_, i) => i + 1));
+      // every sign-in is there: the owner's first and the sixteen
+      expect(seqs.filter((r) => r.action === 'user.login.succeeded')).toHaveLength(17);
+      const verified = (await a.http.get(`${LOGS}/verify`).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`).expect(200)).body;
+      expect(verified).toMatchObject({ verified: seqs.length, firstBrokenId: null });
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+});
+
 describe('audit log: the shipped live subscription', () => {
   it('console-audit carries every action of the catalogue, each under its own name', () => {
     const shipped = JSON.parse(readFileSync(new URL('../config/settings.default.json', import.meta.url), 'utf8')) as {
