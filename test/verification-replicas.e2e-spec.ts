@@ -49,8 +49,10 @@ describe('verification across two replicas', () => {
     // B has seen (and cached) the pending session
     expectError(await b.http.get('/auth-api/sessions').set(HEADER, store.codename).set('Authorization', bearer), 403, 'EmailTwoFactorNeeded');
     const started = await a.http.post(`${V}/email-2factor-verification/start`).set(HEADER, store.codename).set('Authorization', bearer).expect(200);
-    await a.http.post(`${V}/email-2factor-verification/complete`).set(HEADER, store.codename).set('Authorization', bearer).send({ secretCode: started.body.secretCode }).expect(200);
-    await b.http.get('/auth-api/sessions').set(HEADER, store.codename).set('Authorization', bearer).expect(200);
+    const done = await a.http.post(`${V}/email-2factor-verification/complete`).set(HEADER, store.codename).set('Authorization', bearer).send({ secretCode: started.body.secretCode }).expect(200);
+    // the completion answers the finished sign-in's tokens; the pending token stays refused
+    await b.http.get('/auth-api/sessions').set(HEADER, store.codename).set('Authorization', `Bearer ${done.body.accessToken}`).expect(200);
+    expectError(await b.http.get('/auth-api/sessions').set(HEADER, store.codename).set('Authorization', bearer), 401, 'AccessTokenPending');
   });
 
   withRedis(`a password reset on A ends the user's sessions on B at once${redisOnly}`, async () => {
