@@ -1,11 +1,38 @@
-// The import rules of src/ (docs/architecture.md): layers import only downward, features meet
-// through what they export, and nothing goes round in a circle. `npm run lint:deps` checks them.
-const FEATURE = '^src/(identity|messaging|operations)/[^/]+/|^src/access/';
+// The import rules of src/ (docs/architecture.md, ADR 14): the top-level folders are a stack and
+// import only downward, features meet through what they export, and nothing goes round in a
+// circle. `npm run lint:deps` checks them.
+
+// The layers, lowest first. A folder imports its own layer and the ones before it, never one after:
+// where a lower layer needs an answer from a higher one, it asks through a kernel port (an
+// abstract class in src/kernel/ that the higher layer binds, e.g. AuditLog, Recipients).
+const LAYERS = ['platform', 'kernel', 'delivery', 'identity', 'channels', 'operations'];
+// The feature layers: each subfolder is one feature.
+const FEATURE_LAYERS = LAYERS.slice(2).join('|');
 // What a feature keeps to itself: its rows, its request shapes, its internal types, its storage.
 const INTERNALS = '\\.(entity|dto|types|repository)\\.ts$';
 
+// One rule per layer: nothing in it imports a layer above it, nor the root files that compose them.
+const layerRules = LAYERS.map((layer, i) => ({
+  name: `${layer}-imports-only-below`,
+  severity: 'error',
+  comment: `src/${layer}/ imports ${['itself', ...LAYERS.slice(0, i)].join(', ')}: never ${LAYERS.slice(i + 1).join(', ') || 'a root file'}${i + 1 < LAYERS.length ? ' nor a root file' : ''}.`,
+  from: { path: `^src/${layer}/` },
+  to: { path: [...LAYERS.slice(i + 1).map((above) => `^src/${above}/`), '^src/[^/]+\\.ts$'] },
+}));
+
+// A folder that is not a layer would escape the rules above.
+const onlyLayers = {
+  name: 'only-known-layers',
+  severity: 'error',
+  comment: `src/ holds the layers (${LAYERS.join(', ')}) and the root files that compose them: a new top-level folder joins LAYERS first.`,
+  from: { path: '^src/' },
+  to: { path: '^src/[^/]+/', pathNot: LAYERS.map((layer) => `^src/${layer}/`) },
+};
+
 module.exports = {
   forbidden: [
+    ...layerRules,
+    onlyLayers,
     {
       name: 'no-circular',
       severity: 'error',
@@ -16,45 +43,17 @@ module.exports = {
     {
       name: 'no-folder-cycle',
       severity: 'error',
-      comment: 'Folders (layers, contexts, features) form a DAG: where two need each other, one talks through a domain event or a kernel type.',
+      comment: 'Folders (features inside a layer) form a DAG: where two need each other, one talks through a domain event or a kernel port.',
       scope: 'folder',
       from: {},
       to: { circular: true },
     },
     {
-      name: 'platform-knows-no-business',
-      severity: 'error',
-      comment: 'platform/ is infrastructure: it imports nothing above it.',
-      from: { path: '^src/platform/' },
-      to: { path: '^src/(kernel|identity|access|messaging|operations)/|^src/[^/]+\\.ts$' },
-    },
-    {
-      name: 'kernel-imports-only-platform',
-      severity: 'error',
-      comment: 'kernel/ is the shared vocabulary: it imports platform/ and nothing above.',
-      from: { path: '^src/kernel/' },
-      to: { path: '^src/(identity|access|messaging|operations)/|^src/[^/]+\\.ts$' },
-    },
-    {
-      name: 'features-do-not-import-the-root',
-      severity: 'error',
-      comment: 'main.ts, app.ts and app.module.ts compose the features; no feature imports them.',
-      from: { path: FEATURE },
-      to: { path: '^src/[^/]+\\.ts$' },
-    },
-    {
       name: 'no-reach-into-another-feature',
       severity: 'error',
       comment: "A feature uses another through its module's exports, never its entity, DTO, types or repository files.",
-      from: { path: '^src/(identity|messaging|operations)/([^/]+)/' },
+      from: { path: `^src/(${FEATURE_LAYERS})/([^/]+)/` },
       to: { path: `^src/.*${INTERNALS}`, pathNot: ['^src/$1/$2/'] },
-    },
-    {
-      name: 'no-reach-into-another-feature-from-access',
-      severity: 'error',
-      comment: "Access uses other features through their modules' exports, never their internals.",
-      from: { path: '^src/access/' },
-      to: { path: `^src/.*${INTERNALS}`, pathNot: ['^src/access/'] },
     },
     {
       name: 'typeorm-only-behind-repositories',
@@ -62,13 +61,6 @@ module.exports = {
       comment: 'Persistence lives behind repositories: only entities, repositories and platform/database import TypeORM; a service passes a Tx (platform/database/transactions.ts), never an EntityManager.',
       from: { path: '^src/', pathNot: ['\\.(entity|repository)\\.ts$', '^src/platform/database/'] },
       to: { path: '^node_modules/(typeorm|@nestjs/typeorm)/' },
-    },
-    {
-      name: 'no-reach-into-access',
-      severity: 'error',
-      comment: "Other features use access through AccessService and its public files, never its internals.",
-      from: { path: '^src/(identity|messaging|operations|kernel|platform)/' },
-      to: { path: `^src/access/.*${INTERNALS}` },
     },
   ],
   options: {

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { Server as IoServer } from 'socket.io';
 import { io as ioClient, type Socket } from 'socket.io-client';
 import { createApp, type RunningApp } from '../src/app.js';
-import { EventPublisher } from '../src/messaging/broker/event-publisher.js';
+import { EventPublisher } from '../src/delivery/broker/event-publisher.js';
 
 const SOCKETS = positiveInt('BENCH_SOCKETS', 1000);
 const SSE = positiveInt('BENCH_SSE', 1000);

@@ -12,8 +12,8 @@ import { SMTPServer } from 'smtp-server';
 import { DataSource } from 'typeorm';
 import { createApp } from '../src/app.js';
 import type { ChannelName } from '../src/platform/config/notification-settings.js';
-import { QUEUE_NAME } from '../src/messaging/notification/bullmq-queue.js';
-import { NotificationService } from '../src/messaging/notification/notification.service.js';
+import { QUEUE_NAME } from '../src/delivery/notification/bullmq-queue.js';
+import { NotificationService } from '../src/delivery/notification/notification.service.js';
 
 const COUNT = Math.min(5000, Math.max(1, Number(process.env.BENCH_COUNT ?? 500) || 500));
 const SENDERS = 10; // concurrent callers of send(), like requests arriving together

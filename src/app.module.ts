@@ -1,7 +1,7 @@
 import { Module, type DynamicModule, type OnModuleInit } from '@nestjs/common';
 import { APP_FILTER, DiscoveryModule } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
-import { AccessModule } from './access/access.module.js';
+import { AccessModule } from './identity/access/access.module.js';
 import { AuditModule } from './operations/audit/audit.module.js';
 import { AntiBotModule } from './identity/antibot/antibot.module.js';
 import { ApiKeyModule } from './identity/apikey/api-key.module.js';
@@ -21,17 +21,18 @@ import { BootChecks } from './platform/config/boot-checks.js';
 import { ENTITIES } from './entities.js';
 import { ConfigModule } from './platform/config/config.module.js';
 import { DatabaseModule } from './platform/database/database.module.js';
-import { EventChannelModule } from './messaging/events/event-channel.module.js';
-import { EventsModule } from './messaging/events/events.module.js';
+import { EventChannelModule } from './channels/events/event-channel.module.js';
+import { EventsModule } from './channels/events/events.module.js';
 import { HealthModule } from './operations/health/health.module.js';
 import { MetricsModule } from './operations/metrics/metrics.module.js';
-import { NotificationModule } from './messaging/notification/notification.module.js';
+import { NotificationModule } from './delivery/notification/notification.module.js';
 import { OverviewModule } from './operations/overview/overview.module.js';
 import { PasskeyModule } from './identity/passkey/passkey.module.js';
 import { PasswordlessModule } from './identity/passwordless/passwordless.module.js';
 import { PasswordPolicyModule } from './identity/password-policy/password-policy.module.js';
 import { RateLimitModule } from './kernel/rate-limit/rate-limit.module.js';
-import { RealtimeModule } from './messaging/realtime/realtime.module.js';
+import { RecipientsModule } from './identity/recipients/recipients.module.js';
+import { RealtimeModule } from './channels/realtime/realtime.module.js';
 import { RedisModule } from './platform/redis/redis.module.js';
 import { RegistrationModule } from './identity/registration/registration.module.js';
 import { SeedModule } from './identity/seed/seed.module.js';
@@ -69,6 +70,7 @@ export class AppModule implements OnModuleInit {
         EventChannelModule,
         AvatarModule,
         StoreModule,
+        RecipientsModule,
         RegistrationModule,
         PasswordPolicyModule,
         AuthModule,

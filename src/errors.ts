@@ -1,5 +1,5 @@
 import { errorCodes, errorDefinition, errorSets, registerErrors, type ErrCode, type ErrorDefinition } from './kernel/errors.js';
-import { ACCESS_ERRORS } from './access/access.errors.js';
+import { ACCESS_ERRORS } from './identity/access/access.errors.js';
 import { ANTIBOT_ERRORS } from './identity/antibot/antibot.errors.js';
 import { API_KEY_ERRORS } from './identity/apikey/api-key.errors.js';
 import { AUTH_ERRORS } from './identity/auth/auth.errors.js';
@@ -20,8 +20,8 @@ import { TOKEN_ERRORS } from './identity/token/token.errors.js';
 import { USER_ADMIN_ERRORS } from './identity/user-admin/user-admin.errors.js';
 import { USER_ERRORS } from './identity/user/user.errors.js';
 import { VERIFICATION_ERRORS } from './identity/verification/verification.errors.js';
-import { EVENTS_ERRORS } from './messaging/events/events.errors.js';
-import { REALTIME_ERRORS } from './messaging/realtime/realtime.errors.js';
+import { EVENTS_ERRORS } from './channels/events/events.errors.js';
+import { REALTIME_ERRORS } from './channels/realtime/realtime.errors.js';
 import { AUDIT_ERRORS } from './operations/audit/audit.errors.js';
 import { CONSOLE_ERRORS } from './operations/console/console.errors.js';
 

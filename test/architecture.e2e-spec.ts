@@ -1,5 +1,7 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { projectPath } from '../src/platform/config/project-path.js';
@@ -83,5 +85,57 @@ describe('docs/architecture.md', () => {
           .map((e) => `src/${layer.name}/${e.name}/`),
       ]);
     expect(folders.filter((f) => !doc.includes(`\`${f}\``))).toEqual([]);
+  });
+});
+
+// The import rules of .dependency-cruiser.cjs, run over a small tree of our layers: a clean tree
+// passes, and each kind of upward step is caught by its rule.
+describe('the layer rules of lint:deps', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-layers-'));
+    copyFileSync(projectPath('.dependency-cruiser.cjs'), join(dir, '.dependency-cruiser.cjs'));
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext' } }));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  // Writes src/ afresh: one file per layer, each importing the one below, plus `extra`.
+  function cruise(extra: Record<string, string> = {}): { status: number | null; out: string } {
+    rmSync(join(dir, 'src'), { recursive: true, force: true });
+    const tree: Record<string, string> = {
+      'platform/db/db.ts': 'export const db = 1;\n',
+      'kernel/words.ts': "import { db } from '../platform/db/db.js';\nexport const words = db;\n",
+      'delivery/broker/broker.ts': "import { words } from '../../kernel/words.js';\nexport const broker = words;\n",
+      'identity/user/user.ts': "import { broker } from '../../delivery/broker/broker.js';\nexport const user = broker;\n",
+      'channels/events/events.ts': "import { user } from '../../identity/user/user.js';\nexport const events = user;\n",
+      'operations/audit/audit.ts': "import { events } from '../../channels/events/events.js';\nexport const audit = events;\n",
+      'app.ts': "import { audit } from './operations/audit/audit.js';\nexport const app = audit;\n",
+      ...extra,
+    };
+    for (const [file, text] of Object.entries(tree)) {
+      mkdirSync(dirname(join(dir, 'src', file)), { recursive: true });
+      writeFileSync(join(dir, 'src', file), text);
+    }
+    const run = spawnSync(projectPath('node_modules/.bin/depcruise'), ['src', '--config', '.dependency-cruiser.cjs'], { cwd: dir, encoding: 'utf8' });
+    return { status: run.status, out: run.stdout + run.stderr };
+  }
+
+  it('pass a tree whose layers import only downward', () => {
+    const { status, out } = cruise();
+    expect(out).toContain('no dependency violations found');
+    expect(status).toBe(0);
+  });
+
+  it.each([
+    ['delivery reads identity', 'delivery/notification/worker.ts', "import { user } from '../../identity/user/user.js';\nexport const w = user;\n", 'delivery-imports-only-below'],
+    ['kernel reads a feature', 'kernel/more.ts', "import { broker } from '../delivery/broker/broker.js';\nexport const m = broker;\n", 'kernel-imports-only-below'],
+    ['identity reads the channels', 'identity/auth/guard.ts', "import { events } from '../../channels/events/events.js';\nexport const g = events;\n", 'identity-imports-only-below'],
+    ['a feature reads the root', 'operations/audit/boot.ts', "import { app } from '../../app.js';\nexport const b = app;\n", 'operations-imports-only-below'],
+    ['a folder outside the stack', 'misc/helper.ts', "import { db } from '../platform/db/db.js';\nexport const h = db;\n", 'only-known-layers'],
+  ])('refuse an upward import: %s', (_title, file, text, rule) => {
+    // the new file is imported by app.ts too, so a folder outside the stack is reached
+    const { status, out } = cruise({ [file]: text, 'app.ts': `import { audit } from './operations/audit/audit.js';\nimport * as x from './${file.replace(/\.ts$/, '.js')}';\nexport const app = [audit, x];\n` });
+    expect(out).toContain(rule);
+    expect(status).not.toBe(0);
   });
 });

@@ -7,7 +7,7 @@ import { createPublicKey, verify as verifySignature, type JsonWebKeyInput } from
 import { chainHash } from '../src/operations/audit/audit-chain.js';
 import { AuditCheckpointService } from '../src/operations/audit/audit-checkpoint.service.js';
 import { AuditService } from '../src/operations/audit/audit.service.js';
-import { EventPublisher } from '../src/messaging/broker/event-publisher.js';
+import { EventPublisher } from '../src/delivery/broker/event-publisher.js';
 import { expectError, waitFor, login, PASSWORD, SUPER_ADMIN, registerStore, startApp, updateStoreRow, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
 
 // The audit log seen from its readers: what each wired action records (and never a secret), that

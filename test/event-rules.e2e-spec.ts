@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { EventPublisher } from '../src/messaging/broker/event-publisher.js';
-import { RedisStreamsBroker } from '../src/messaging/broker/redis-streams-broker.js';
-import { NotificationEntity } from '../src/messaging/notification/notification.entity.js';
+import { EventPublisher } from '../src/delivery/broker/event-publisher.js';
+import { RedisStreamsBroker } from '../src/delivery/broker/redis-streams-broker.js';
+import { NotificationEntity } from '../src/delivery/notification/notification.entity.js';
 import { AuditService } from '../src/operations/audit/audit.service.js';
 import { describeWithRedis, PASSWORD, registerStore, startApp, unique, waitFor, type RegisteredStore, type TestApp } from './helpers.js';
 import { smtp, startMailServer, type MailServer } from './mail-server.js';

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { EventPublisher } from '../src/messaging/broker/event-publisher.js';
+import { EventPublisher } from '../src/delivery/broker/event-publisher.js';
 import { DAY_MS, ManualClock } from '../src/platform/clock/clock.js';
-import { EventHub } from '../src/messaging/events/event-hub.js';
-import { EventsGateway } from '../src/messaging/events/events.gateway.js';
+import { EventHub } from '../src/channels/events/event-hub.js';
+import { EventsGateway } from '../src/channels/events/events.gateway.js';
 import { connectSocket, listen, openSse, refusedSocket, type SocketClient, type SseClient } from './event-clients.js';
 import { expectError, login, PASSWORD, registerStore, startApp, uniqueEmail, waitFor, type RegisteredStore, type TestApp, updateStoreRow } from './helpers.js';
 

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from '@jest/globals';
-import { ProviderError } from '../src/messaging/notification/providers/provider.js';
+import { ProviderError } from '../src/delivery/notification/providers/provider.js';
 
 // Stands in for a provider's HTTP API on 127.0.0.1: records each request (parsed as the
 // provider sends it) and answers with the first matching rule, else `answer`.

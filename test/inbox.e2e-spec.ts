@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { NotificationService } from '../src/messaging/notification/notification.service.js';
+import { NotificationService } from '../src/delivery/notification/notification.service.js';
 import { login, PASSWORD, registerStore, startApp, unique, uniqueEmail, type RegisteredStore, type TestApp, waitFor } from './helpers.js';
 
 // The in-app inbox (routes at the service root, not under /auth-api) with the shipped settings:

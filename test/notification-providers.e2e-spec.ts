@@ -2,8 +2,8 @@ import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { FakeApi, type Received } from './fake-api.js';
-import type { DeliveryAttempt } from '../src/messaging/notification/notification.entity.js';
-import { NotificationService, type SendRequest } from '../src/messaging/notification/notification.service.js';
+import type { DeliveryAttempt } from '../src/delivery/notification/notification.entity.js';
+import { NotificationService, type SendRequest } from '../src/delivery/notification/notification.service.js';
 import { PASSWORD, registerStore, startApp, unique, uniqueEmail, type TestApp, waitFor } from './helpers.js';
 
 // SMS and WhatsApp (Twilio) and push (OneSignal) end to end: the real worker and the real SDKs,

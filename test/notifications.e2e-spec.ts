@@ -4,9 +4,9 @@ import { DataSource } from 'typeorm';
 import { AppError } from '../src/kernel/errors.js';
 import type { ChannelSetting, EventRuleSetting, ProviderSetting, TemplateSetting } from '../src/platform/config/notification-settings.js';
 import type { SettingsOverrides } from '../src/platform/config/settings.js';
-import { NotificationEntity } from '../src/messaging/notification/notification.entity.js';
-import { NotificationService, type SendRequest } from '../src/messaging/notification/notification.service.js';
-import { NotificationWorker } from '../src/messaging/notification/notification.worker.js';
+import { NotificationEntity } from '../src/delivery/notification/notification.entity.js';
+import { NotificationService, type SendRequest } from '../src/delivery/notification/notification.service.js';
+import { NotificationWorker } from '../src/delivery/notification/notification.worker.js';
 import { addressesOf, closedPort, smtp, startMailServer, type MailServer } from './mail-server.js';
 import { login, PASSWORD, registerStore, startApp, unique, uniqueEmail, type RegisteredStore, type TestApp, waitFor, updateStoreRow } from './helpers.js';
 

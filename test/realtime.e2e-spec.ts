@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import PusherJs from 'pusher-js';
-import { Broker, type BrokerMessage } from '../src/messaging/broker/broker.js';
+import { Broker, type BrokerMessage } from '../src/delivery/broker/broker.js';
 import { listen } from './event-clients.js';
 import type { FakeApi } from './fake-api.js';
 import { APP, fakePusherApi, FakePusherSocketServer, webhook, type PusherRequest } from './fake-pusher.js';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AccessModule } from '../../access/access.module.js';
+import { AccessModule } from '../access/access.module.js';
 import { createTtlCache } from '../../platform/cache/ttl-cache.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { KEY_INVALIDATIONS, REDIS, type OptionalKeyInvalidations, type OptionalRedis } from '../../platform/redis/redis.module.js';

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { AccessService } from '../../access/access.service.js';
+import { AccessService } from '../access/access.service.js';
 import type { TtlCache } from '../../platform/cache/ttl-cache.js';
 import { Clock, DAY_MS } from '../../platform/clock/clock.js';
 import { AuditLog, type AuditContext, type AuditInput } from '../../kernel/audit.js';

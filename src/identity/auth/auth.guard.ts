@@ -1,6 +1,6 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AccessService } from '../../access/access.service.js';
+import { AccessService } from '../access/access.service.js';
 import { principalOf } from '../../kernel/request-context.js';
 import { ApiKeyService } from '../apikey/api-key.service.js';
 import { AppError } from '../../kernel/errors.js';

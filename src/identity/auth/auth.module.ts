@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { AccessModule } from '../../access/access.module.js';
+import { AccessModule } from '../access/access.module.js';
 import { ApiKeyModule } from '../apikey/api-key.module.js';
 import { RemoteSessionModule } from '../remote-session/remote-session.module.js';
 import { SessionModule } from '../session/session.module.js';

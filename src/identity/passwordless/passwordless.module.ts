@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { NotificationModule } from '../../messaging/notification/notification.module.js';
+import { NotificationModule } from '../../delivery/notification/notification.module.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { UserModule } from '../user/user.module.js';
 import { VerificationModule } from '../verification/verification.module.js';

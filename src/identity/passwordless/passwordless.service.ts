@@ -12,7 +12,7 @@ import { BootChecks } from '../../platform/config/boot-checks.js';
 import { Transactions } from '../../platform/database/transactions.js';
 import { EvenTiming } from '../../platform/clock/even-timing.js';
 import type { PasswordlessChannel, PasswordlessLoginSettings } from '../../platform/config/passwordless-settings.js';
-import { NotificationService } from '../../messaging/notification/notification.service.js';
+import { NotificationService } from '../../delivery/notification/notification.service.js';
 import { AuthService, type LoginResult } from '../auth/auth.service.js';
 import type { UserEntity } from '../user/index.js';
 import { PasswordHasher } from '../user/password.js';

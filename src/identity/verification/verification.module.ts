@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { NotificationModule } from '../../messaging/notification/notification.module.js';
+import { NotificationModule } from '../../delivery/notification/notification.module.js';
 import { SessionModule } from '../session/session.module.js';
 import { TokenModule } from '../token/token.module.js';
 import { UserModule } from '../user/user.module.js';

@@ -7,7 +7,7 @@ import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
 import { VERIFICATION_FLOWS, type VerificationFlow, type VerificationFlowSetting } from '../../platform/config/verification-settings.js';
-import { NotificationService } from '../../messaging/notification/notification.service.js';
+import { NotificationService } from '../../delivery/notification/notification.service.js';
 import { SessionService } from '../session/session.service.js';
 import type { SessionData } from '../../kernel/principal.js';
 import type { RequestContext } from '../../kernel/request-context.js';

@@ -1,7 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { TokenModule } from '../../identity/token/token.module.js';
 import { AuditLog } from '../../kernel/audit.js';
-import { BrokerModule } from '../../messaging/broker/broker.module.js';
+import { BrokerModule } from '../../delivery/broker/broker.module.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { AuditCheckpointService } from './audit-checkpoint.service.js';
 import { AuditChainKeys } from './audit-keys.js';

@@ -2,7 +2,7 @@ import { generateKeyPairSync, verify as verifySignature } from 'node:crypto';
 import { describe, expect, it, jest } from '@jest/globals';
 import type { PinoLogger } from 'nestjs-pino';
 import type { KeyService } from '../../identity/token/key.service.js';
-import type { EventPublisher } from '../../messaging/broker/event-publisher.js';
+import type { EventPublisher } from '../../delivery/broker/event-publisher.js';
 import { ManualClock } from '../../platform/clock/clock.js';
 import type { AppConfig } from '../../platform/config/app-config.js';
 import { chainHash, keyedChainHash } from './audit-chain.js';

@@ -5,7 +5,7 @@ import type { Response } from 'express';
 import { AppError } from '../../kernel/errors.js';
 import { Public } from '../../kernel/policy.js';
 import { AppConfig } from '../../platform/config/app-config.js';
-import { Metrics } from './metrics.service.js';
+import { Metrics } from '../../kernel/metrics.js';
 
 // Public to the route policy: its own credential is the metrics token, not a user or key.
 @ApiTags('operations')

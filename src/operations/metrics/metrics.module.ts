@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { Global, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { MetricsController } from './metrics.controller.js';
-import { Metrics } from './metrics.service.js';
+import { Metrics } from '../../kernel/metrics.js';
 
 // Global: any feature reports through Metrics.
 @Global()

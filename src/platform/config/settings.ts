@@ -377,7 +377,7 @@ export class ServiceSettings {
   @ArrayUnique((r: CustomRoleSetting) => String(r.value), { message: 'customRoles values must be unique (7 and "7" are the same role)' })
   customRoles: CustomRoleSetting[];
 
-  // Permission-based access control (src/access): grants decide routes that declare a permission.
+  // Permission-based access control (src/identity/access): grants decide routes that declare a permission.
   @IsBoolean()
   pbacIsActive: boolean;
 

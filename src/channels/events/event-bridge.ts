@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { ApiKeyService } from '../../identity/apikey/api-key.service.js';
-import { EventPublisher } from '../broker/event-publisher.js';
-import { sessionEndedTopic } from '../broker/topics.js';
+import { EventPublisher } from '../../delivery/broker/event-publisher.js';
+import { sessionEndedTopic } from '../../delivery/broker/topics.js';
 import { StoreService } from '../../identity/store/store.service.js';
 import { UserService } from '../../identity/user/user.service.js';
 import type { DomainEventMap } from '../../kernel/domain-events.js';

@@ -2,8 +2,6 @@ import { Module } from '@nestjs/common';
 import { BrokerModule } from '../broker/broker.module.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
-import { StoreModule } from '../../identity/store/store.module.js';
-import { UserModule } from '../../identity/user/user.module.js';
 import { EventRules } from './event-rules.js';
 import { InboxController } from './inbox.controller.js';
 import { InProcessQueue } from './in-process-queue.js';
@@ -34,7 +32,7 @@ const registryProvider = {
 };
 
 @Module({
-  imports: [UserModule, StoreModule, BrokerModule],
+  imports: [BrokerModule],
   controllers: [InboxController],
   providers: [queueProvider, NotificationRepository, NotificationService, NotificationWorker, TemplateService, registryProvider, EventRules],
   exports: [NotificationService],

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, IsNull, type FindOptionsWhere } from 'typeorm';
-import type { PageRequest } from '../kernel/paging.js';
-import { managerOf, type Tx } from '../platform/database/transactions.js';
+import type { PageRequest } from '../../kernel/paging.js';
+import { managerOf, type Tx } from '../../platform/database/transactions.js';
 import { PermissionGrantEntity, UserGroupEntity, UserGroupMemberEntity } from './access.entity.js';
 
 // `storeId` first on every tenant-level method; null names the SaaS level (grants and groups

@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
-import { AvatarModule } from '../identity/avatar/avatar.module.js';
-import { ListPermissions } from '../kernel/envelope.js';
-import { UserModule } from '../identity/user/user.module.js';
+import { AvatarModule } from '../avatar/avatar.module.js';
+import { ListPermissions } from '../../kernel/envelope.js';
+import { UserModule } from '../user/user.module.js';
 import { AccessController } from './access.controller.js';
 import { AccessRepository } from './access.repository.js';
-import { principalOf } from '../kernel/request-context.js';
+import { principalOf } from '../../kernel/request-context.js';
 import { AccessService } from './access.service.js';
 import { UserGroupController } from './user-group.controller.js';
 

@@ -1,6 +1,6 @@
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { Broker, type BrokerMessage } from '../broker/broker.js';
-import { sessionEndedTopic } from '../broker/topics.js';
+import { Broker, type BrokerMessage } from '../../delivery/broker/broker.js';
+import { sessionEndedTopic } from '../../delivery/broker/topics.js';
 import { Clock } from '../../platform/clock/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';

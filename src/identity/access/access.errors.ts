@@ -1,8 +1,8 @@
 import { HttpStatus } from '@nestjs/common';
-import { defineErrors, type CodesOf } from '../kernel/errors.js';
+import { defineErrors, type CodesOf } from '../../kernel/errors.js';
 
 // Permissions, grants and user groups.
-export const ACCESS_ERRORS = defineErrors('src/access/access.errors.ts', {
+export const ACCESS_ERRORS = defineErrors('src/identity/access/access.errors.ts', {
   PermissionDenied: { status: HttpStatus.FORBIDDEN, message: 'errMsg_PermissionDenied', description: 'the caller does not hold the permission the route or object needs' },
   PermissionUnknown: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_PermissionUnknown', description: 'a permission not listed in `permissionGroups`' },
   PermissionNotHeld: { status: HttpStatus.FORBIDDEN, message: 'errMsg_PermissionNotHeld', description: 'granting or denying a permission the caller does not hold' },
@@ -15,6 +15,6 @@ export const ACCESS_ERRORS = defineErrors('src/access/access.errors.ts', {
   GlobalGroupSaasOnly: { status: HttpStatus.FORBIDDEN, message: 'errMsg_GlobalGroupSaasOnly', description: 'creating, changing or deleting a global group without being a SaaS admin' },
 });
 
-declare module '../kernel/errors.js' {
+declare module '../../kernel/errors.js' {
   interface DeclaredErrors extends CodesOf<typeof ACCESS_ERRORS> {}
 }

@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { EventPublisher } from '../broker/event-publisher.js';
-import { resolveTopicAlias } from '../broker/topics.js';
+import { EventPublisher } from '../../delivery/broker/event-publisher.js';
+import { resolveTopicAlias } from '../../delivery/broker/topics.js';
 import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';

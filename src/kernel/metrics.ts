@@ -1,9 +1,9 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { Response } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { elapsedMs, type ContextRequest } from '../../kernel/request-context.js';
-import { AppConfig } from '../../platform/config/app-config.js';
-import { DatabasePool } from '../../platform/database/database-pool.js';
+import { elapsedMs, type ContextRequest } from './request-context.js';
+import { AppConfig } from '../platform/config/app-config.js';
+import { DatabasePool } from '../platform/database/database-pool.js';
 
 type LoginOutcome = 'success' | 'invalid_credentials' | 'refused' | 'invalid_request' | 'rate_limited' | 'error';
 export type DeliveryOutcome = 'delivered' | 'retry' | 'failed';

@@ -1,5 +1,5 @@
-import { BUILT_IN_OBJECTS } from '../broker/data-objects.js';
-import { resolveTopicAlias } from '../broker/topics.js';
+import { BUILT_IN_OBJECTS } from '../../delivery/broker/data-objects.js';
+import { resolveTopicAlias } from '../../delivery/broker/topics.js';
 import { ConfigError } from '../../platform/config/env.js';
 import type { AccessLevel } from '../../platform/config/event-settings.js';
 import type { ServiceSettings } from '../../platform/config/settings.js';

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ApiKeyModule } from '../../identity/apikey/api-key.module.js';
 import { AuthModule } from '../../identity/auth/auth.module.js';
-import { BrokerModule } from '../broker/broker.module.js';
+import { BrokerModule } from '../../delivery/broker/broker.module.js';
 import { StoreModule } from '../../identity/store/store.module.js';
 import { UserModule } from '../../identity/user/user.module.js';
 import { VerificationModule } from '../../identity/verification/verification.module.js';

@@ -2,9 +2,8 @@ import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } f
 import { PinoLogger } from 'nestjs-pino';
 import { AppConfig } from '../../platform/config/app-config.js';
 import type { ChannelName } from '../../platform/config/notification-settings.js';
-import { Metrics } from '../../operations/metrics/metrics.service.js';
-import { StoreService } from '../../identity/store/store.service.js';
-import { UserService } from '../../identity/user/user.service.js';
+import { Metrics } from '../../kernel/metrics.js';
+import { Recipients } from '../../kernel/recipients.js';
 import type { DeliveryAttempt, NotificationEntity } from './notification.entity.js';
 import { NotificationQueue, RetryLater } from './notification-queue.js';
 import { NotificationRepository } from './notification.repository.js';
@@ -27,8 +26,7 @@ export class NotificationWorker implements OnApplicationBootstrap, OnApplication
     private readonly notifications: NotificationRepository,
     private readonly templates: TemplateService,
     private readonly providers: ProviderRegistry,
-    private readonly users: UserService,
-    private readonly stores: StoreService,
+    private readonly recipients: Recipients,
     private readonly config: AppConfig,
     private readonly logger: PinoLogger,
     private readonly metrics: Metrics,
@@ -104,8 +102,8 @@ export class NotificationWorker implements OnApplicationBootstrap, OnApplication
 
   // Address, language and the template's view of the user and store.
   private async target(n: NotificationEntity) {
-    const store = await this.stores.findById(n.storeId);
-    const user = n.userId ? await this.users.findById(n.storeId, n.userId) : null;
+    const store = await this.recipients.store(n.storeId);
+    const user = n.userId ? await this.recipients.user(n.storeId, n.userId) : null;
     if (n.userId && !user) return { problem: 'the recipient user no longer exists' };
     const address = n.recipient ?? (user ? addressOf(n.channel, user.id, user.email, user.mobile) : null);
     if (!address) return { problem: `the recipient has no address for ${n.channel}` };

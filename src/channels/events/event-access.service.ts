@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { BrokerMessage } from '../broker/broker.js';
+import type { BrokerMessage } from '../../delivery/broker/broker.js';
 import type { SessionData } from '../../kernel/principal.js';
 import { hasAdminRole } from '../../kernel/roles.js';
 import { fromCel, toCel } from './event-scripts.js';

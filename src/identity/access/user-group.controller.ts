@@ -1,15 +1,15 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiResult, DeletedResponse } from '../kernel/api-result.js';
-import { auditContext } from '../kernel/audit.js';
-import { Envelope, type Enveloped } from '../kernel/envelope.js';
-import { PageQuery, paging } from '../kernel/paging.js';
-import { Authenticated, USER_OR_API_KEY } from '../kernel/policy.js';
-import { Ctx, type ContextRequest, type RequestContext } from '../kernel/request-context.js';
-import { P, type ServicePermission } from '../kernel/service-permissions.js';
-import { ADMIN_ROLES } from '../kernel/roles.js';
+import { ApiResult, DeletedResponse } from '../../kernel/api-result.js';
+import { auditContext } from '../../kernel/audit.js';
+import { Envelope, type Enveloped } from '../../kernel/envelope.js';
+import { PageQuery, paging } from '../../kernel/paging.js';
+import { Authenticated, USER_OR_API_KEY } from '../../kernel/policy.js';
+import { Ctx, type ContextRequest, type RequestContext } from '../../kernel/request-context.js';
+import { P, type ServicePermission } from '../../kernel/service-permissions.js';
+import { ADMIN_ROLES } from '../../kernel/roles.js';
 import { CreateGroupInput, CreateMemberInput, IdParam, MemberQuery, toGroupResponse, toMemberResponse, UpdateGroupInput, UpdateMemberInput, UserGroupMemberResponse, UserGroupResponse } from './access.dto.js';
-import { principalOf } from '../kernel/request-context.js';
+import { principalOf } from '../../kernel/request-context.js';
 import { AccessService } from './access.service.js';
 
 const admins = (permission: ServicePermission) => ({ principals: USER_OR_API_KEY, roles: ADMIN_ROLES, permission });

@@ -1,9 +1,9 @@
-import type { Principal } from '../kernel/principal.js';
+import type { Principal } from '../../kernel/principal.js';
 import { Environment } from '@marcbachmann/cel-js';
-import type { ServiceSettings } from '../platform/config/settings.js';
-import { ConfigError } from '../platform/config/env.js';
-import { EVERY_ROLE_PERMISSIONS, SAAS_ADMIN_PERMISSIONS, SERVICE_PERMISSION_GROUPS } from '../kernel/service-permissions.js';
-import { hasAdminRole, SAAS_ROLES, SINGLE_TENANT_ROLES, TENANT_ROLES } from '../kernel/roles.js';
+import type { ServiceSettings } from '../../platform/config/settings.js';
+import { ConfigError } from '../../platform/config/env.js';
+import { EVERY_ROLE_PERMISSIONS, SAAS_ADMIN_PERMISSIONS, SERVICE_PERMISSION_GROUPS } from '../../kernel/service-permissions.js';
+import { hasAdminRole, SAAS_ROLES, SINGLE_TENANT_ROLES, TENANT_ROLES } from '../../kernel/roles.js';
 
 const SERVICE_PERMISSIONS: ReadonlySet<string> = new Set(SERVICE_PERMISSION_GROUPS.flatMap((g) => g.permissions));
 const EVERY_ROLE: ReadonlySet<string> = new Set(EVERY_ROLE_PERMISSIONS);

@@ -1,5 +1,5 @@
-import type { ServiceSettings } from '../platform/config/settings.js';
-import { hasAdminRole, mayManage, rolesWithin, SAAS_ROLES, TENANT_ROLES } from '../kernel/roles.js';
+import type { ServiceSettings } from '../../platform/config/settings.js';
+import { hasAdminRole, mayManage, rolesWithin, SAAS_ROLES, TENANT_ROLES } from '../../kernel/roles.js';
 import { knownRoles } from './permissions.js';
 
 // Who asks to change a grant, a group or a membership.

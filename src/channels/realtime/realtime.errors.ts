@@ -3,7 +3,7 @@ import { defineErrors, type CodesOf } from '../../kernel/errors.js';
 
 // The outbound realtime channel. Bad input is a 400 before any provider call; a provider
 // failure is a 502 carrying `providerStatus` (absent when the provider could not be reached).
-export const REALTIME_ERRORS = defineErrors('src/messaging/realtime/realtime.errors.ts', {
+export const REALTIME_ERRORS = defineErrors('src/channels/realtime/realtime.errors.ts', {
   RealtimeChannelDisabled: { status: HttpStatus.NOT_FOUND, message: 'errMsg_RealtimeChannelDisabled', description: '`realtimeChannel` is not configured' },
   RealtimeInvalidChannel: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeInvalidChannel', description: 'a channel name outside 1-200 letters, digits, `_`, `-` (with its kind prefix)' },
   RealtimeInvalidEvent: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_RealtimeInvalidEvent', description: 'an event name outside 1-200 characters' },

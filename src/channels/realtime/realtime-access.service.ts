@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { EventPublisher } from '../broker/event-publisher.js';
+import { EventPublisher } from '../../delivery/broker/event-publisher.js';
 import { AppError } from '../../kernel/errors.js';
 import type { SessionData } from '../../kernel/principal.js';
 import { StoreService } from '../../identity/store/store.service.js';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { BrokerModule } from '../broker/broker.module.js';
+import { BrokerModule } from '../../delivery/broker/broker.module.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
 import { StoreModule } from '../../identity/store/store.module.js';
