@@ -59,7 +59,7 @@ module.exports = {
       name: 'typeorm-only-behind-repositories',
       severity: 'error',
       comment: 'Persistence lives behind repositories: only entities, repositories and platform/database import TypeORM; a service passes a Tx (platform/database/transactions.ts), never an EntityManager.',
-      from: { path: '^src/', pathNot: ['\\.(entity|repository)\\.ts$', '^src/platform/database/'] },
+      from: { path: '^src/', pathNot: ['\\.(entity|repository)\\.ts$', '^src/platform/database/', '^src/extension\\.ts$'] },
       to: { path: '^node_modules/(typeorm|@nestjs/typeorm)/' },
     },
   ],

@@ -3,8 +3,9 @@ export default {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true }] },
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
+  // The package's extension entry, as the examples import it: the sources under test.
+  moduleNameMapper: { '^svc-auth/extension$': '<rootDir>/src/extension.ts', '^(\\.{1,2}/.*)\\.js$': '$1' },
+  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/examples/*/test/**/*.e2e-spec.ts'],
   // The whole error catalogue, as src/app.module.ts registers it, for specs that build no app.
   setupFiles: ['<rootDir>/test/setup-errors.ts'],
   globalSetup: '<rootDir>/test/global-setup.js',

@@ -19,6 +19,7 @@ import { loggerOptions, type LogStream } from './platform/logging/logging.js';
 import { AppConfig } from './platform/config/app-config.js';
 import { BootChecks } from './platform/config/boot-checks.js';
 import { ENTITIES } from './entities.js';
+import { ExtensionCatalogue } from './kernel/extensions.js';
 import { ConfigModule } from './platform/config/config.module.js';
 import { DatabaseModule } from './platform/database/database.module.js';
 import { EventChannelModule } from './channels/events/event-channel.module.js';
@@ -44,6 +45,21 @@ import { MfaModule } from './identity/mfa/mfa.module.js';
 import { UserAdminModule } from './identity/user-admin/user-admin.module.js';
 import { VerificationModule } from './identity/verification/verification.module.js';
 
+// The kernel's catalogue of what extensions add, for every feature that keeps a catalogue.
+@Module({})
+class ExtensionCatalogueModule {
+  static forRoot(catalogue: ExtensionCatalogue): DynamicModule {
+    return { module: ExtensionCatalogueModule, global: true, providers: [{ provide: ExtensionCatalogue, useValue: catalogue }], exports: [ExtensionCatalogue] };
+  }
+}
+
+export interface AddedParts {
+  imports?: unknown[];
+  entities?: Function[];
+  migrations?: Function[];
+  catalogue?: ExtensionCatalogue;
+}
+
 @Module({})
 export class AppModule implements OnModuleInit {
   constructor(private readonly checks: BootChecks) {}
@@ -54,13 +70,16 @@ export class AppModule implements OnModuleInit {
     this.checks.assert();
   }
 
-  static forRoot(config: AppConfig, databaseUrl: string, clock?: Clock, logStream?: LogStream, extra: unknown[] = []): DynamicModule {
+  // `added`: what the composition mounts beyond the service's own modules: the extensions'
+  // modules, tables, migrations and catalogue entries (src/extensions.ts), and a test's modules.
+  static forRoot(config: AppConfig, databaseUrl: string, clock?: Clock, logStream?: LogStream, added: AddedParts = {}): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config, clock),
         LoggerModule.forRoot(loggerOptions(config, logStream)),
-        DatabaseModule.forRoot(databaseUrl, ENTITIES),
+        DatabaseModule.forRoot(databaseUrl, [...ENTITIES, ...(added.entities ?? [])], added.migrations),
+        ExtensionCatalogueModule.forRoot(added.catalogue ?? new ExtensionCatalogue()),
         DiscoveryModule,
         RedisModule,
         RateLimitModule,
@@ -90,7 +109,7 @@ export class AppModule implements OnModuleInit {
         HealthModule,
         OverviewModule,
         AccessModule,
-        ...(extra as DynamicModule[]),
+        ...((added.imports ?? []) as DynamicModule[]),
         MetricsModule,
       ],
       providers: [

@@ -5,6 +5,9 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
+import { ExtensionCatalogue } from './kernel/extensions.js';
+import type { Extension } from './extension.js';
+import { composeExtensions, type ComposedExtensions } from './extensions.js';
 import { ApiDone } from './delivery/broker/api-done.js';
 import { corsMiddleware } from './kernel/cors.js';
 import { inSequence, jsonBody, OpenRequests, requestContext } from './kernel/http-middleware.js';
@@ -37,17 +40,27 @@ export interface RunningApp {
 export interface EarlyStart {
   config: AppConfig;
   embedded: Promise<EmbeddedPostgres | undefined>;
+  // The extensions the configuration was loaded with.
+  composed: ComposedExtensions;
+}
+
+// What createApp builds the service from: the configuration's sources and the extensions
+// (docs/extending.md) to mount.
+export interface AppSources extends ConfigSources {
+  extensions?: readonly Extension[];
 }
 
 // How long a shutdown waits for the requests being answered.
 const SHUTDOWN_GRACE_MS = 10_000;
 
 // Builds the whole service: used by main.ts and by the tests, so both run the same thing.
-export async function createApp(sources: ConfigSources = {}, early?: EarlyStart): Promise<RunningApp> {
-  const config = early?.config ?? AppConfig.load(sources);
+export async function createApp(sources: AppSources = {}, early?: EarlyStart): Promise<RunningApp> {
+  const composed = early?.composed ?? composeExtensions(sources.extensions ?? []);
+  const config = early?.config ?? AppConfig.load({ ...sources, sections: composed.sections });
+  const added = { ...composed.added, imports: [...(composed.added.imports ?? []), ...(sources.imports ?? [])] };
   const embedded = await (early?.embedded ?? EmbeddedPostgres.forConfig(config));
   try {
-    const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, config.env.DATABASE_URL ?? embedded!.url, sources.clock, sources.logStream, sources.imports), {
+    const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, config.env.DATABASE_URL ?? embedded!.url, sources.clock, sources.logStream, added), {
       bodyParser: false, // jsonBody() parses, with our limit and error shape
       bufferLogs: true,
       abortOnError: false,
@@ -79,7 +92,7 @@ export async function createApp(sources: ConfigSources = {}, early?: EarlyStart)
         (req, res, next) => tenancy.use(req as ContextRequest, res, next),
       ),
     );
-    app.useWebSocketAdapter(new EventsIoAdapter(app, config, app.get(CorsPolicy)));
+    app.useWebSocketAdapter(new EventsIoAdapter(app, config, app.get(CorsPolicy), app.get(ExtensionCatalogue)));
     const { location, fieldName } = config.settings.apiKeys;
     app.useGlobalPipes(new StrictValidationPipe(location === 'body' || location === 'query' ? [fieldName] : []));
 

@@ -4,20 +4,25 @@ import { AppConfig } from './platform/config/app-config.js';
 import { ConfigError } from './platform/config/env.js';
 import { serviceUrl } from './platform/config/service-url.js';
 import { EmbeddedPostgres } from './platform/database/embedded-postgres.js';
+import type { ComposedExtensions } from './extensions.js';
 
 // The configuration first (a bad key stops the boot before anything starts), then the embedded
 // database on its thread, then the application's modules: loading them takes as long as opening
 // the database, and the two overlap.
-function startEarly(): EarlyStart {
-  const config = AppConfig.load();
+// Extensions (SERVICE_EXTENSIONS) come before the configuration, which checks their settings.
+function startEarly(composed: ComposedExtensions): EarlyStart {
+  const config = AppConfig.load({ sections: composed.sections });
   const embedded = EmbeddedPostgres.forConfig(config);
   embedded.catch(() => undefined); // awaited by createApp; a failure is reported there
-  return { config, embedded };
+  return { config, embedded, composed };
 }
 
 async function main(): Promise<void> {
   const started = performance.now();
-  const early = startEarly();
+  // Loaded only when named: without extensions the boot imports none of their machinery.
+  const named = process.env.SERVICE_EXTENSIONS?.trim();
+  const composed: ComposedExtensions = named ? await (await import('./extensions.js')).loadAndCompose(named) : { sections: [], auditActions: {}, added: {} };
+  const early = startEarly(composed);
   const { createApp } = await import('./app.js');
   const { app, config, close } = await createApp({}, early);
   await releaseBootMemory();

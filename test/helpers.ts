@@ -6,6 +6,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import type TestAgent from 'supertest/lib/agent.js';
 import { createApp, type RunningApp } from '../src/app.js';
+import type { Extension } from '../src/extension.js';
 import type { Clock } from '../src/platform/clock/clock.js';
 import type { SettingsOverrides } from '../src/platform/config/settings.js';
 import { DatabaseNotifications } from '../src/platform/database/database-notifications.js';
@@ -31,9 +32,10 @@ const OPEN_LIMITS = {
 // The real application on the run's database (shared embedded PGlite, or DATABASE_URL) and
 // Redis when REDIS_URL is set, with every rate limit lifted unless a test sets its own.
 export async function startApp(
-  opts: { env?: Record<string, string | undefined>; settings?: SettingsOverrides; clock?: Clock; logStream?: { write(line: string): void }; imports?: unknown[] } = {},
+  opts: { env?: Record<string, string | undefined>; settings?: SettingsOverrides & Record<string, unknown>; clock?: Clock; logStream?: { write(line: string): void }; imports?: unknown[]; extensions?: readonly Extension[] } = {},
 ): Promise<TestApp> {
   const running = await createApp({
+    extensions: opts.extensions,
     clock: opts.clock,
     logStream: opts.logStream,
     imports: opts.imports,

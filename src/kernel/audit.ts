@@ -75,7 +75,12 @@ export const AUDIT_ACTIONS = {
   'user.remote.login': 'a remote service\'s login was accepted',
 } as const;
 
-export type AuditAction = keyof typeof AUDIT_ACTIONS;
+// Actions extensions add (src/extension.ts): an extension declares them in its definition and
+// adds their names here by declaration merging, so `record` type-checks them as ours.
+//   declare module '<service>/extension' { interface ExtensionAuditActions { 'ticket.opened': true } }
+export interface ExtensionAuditActions {}
+
+export type AuditAction = keyof typeof AUDIT_ACTIONS | keyof ExtensionAuditActions;
 
 // Recording. `record` with a transaction writes the entry in it (no change without its entry,
 // no entry without its change); without one (events that write nothing, such as a failed

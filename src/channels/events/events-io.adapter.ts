@@ -1,3 +1,4 @@
+import { ExtensionCatalogue } from '../../kernel/extensions.js';
 import { Logger, type INestApplicationContext } from '@nestjs/common';
 import { IoAdapter } from '@nestjs/platform-socket.io';
 import { createAdapter } from '@socket.io/redis-adapter';
@@ -24,13 +25,14 @@ export class EventsIoAdapter extends IoAdapter {
     app: INestApplicationContext,
     private readonly config: AppConfig,
     private readonly cors: CorsPolicy,
+    private readonly extensions: ExtensionCatalogue,
   ) {
     super(app);
   }
 
   override create(port: number, options?: Parameters<IoAdapter['create']>[1]): ReturnType<IoAdapter['create']> {
     if (options?.namespace !== (EVENTS_NAMESPACE as unknown)) return super.create(port, options);
-    const names = new Set(this.config.settings.eventSubscriptions.map((s) => `/events/${s.name}`));
+    const names = new Set([...this.extensions.eventSubscriptions, ...this.config.settings.eventSubscriptions].map((s) => `/events/${s.name}`));
     const match = (name: string, _auth: unknown, next: (err: Error | null, allow: boolean) => void) => next(null, EVENTS_NAMESPACE.test(name) && names.has(name));
     return super.create(port, { ...options, namespace: match } as unknown as typeof options);
   }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ExtensionCatalogue } from '../../kernel/extensions.js';
 import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
@@ -23,10 +24,11 @@ export class EventsService {
     private readonly config: AppConfig,
     private readonly cors: CorsPolicy,
     checks: BootChecks,
+    extensions: ExtensionCatalogue,
   ) {
     // Compiled here, at boot: a bad alias or script stops the service with its name, together
     // with every other module's settings problems (BootChecks).
-    this.subscriptions = checks.collect(() => compileSubscriptions(config.settings, config.env.SERVICE_CODENAME)) ?? new Map();
+    this.subscriptions = checks.collect(() => compileSubscriptions(withExtensions(config.settings, extensions), config.env.SERVICE_CODENAME)) ?? new Map();
   }
 
   subscription(name: string, transport: CompiledSubscription['transport']): CompiledSubscription {
@@ -71,4 +73,13 @@ export class EventsService {
     if (list.some((t) => typeof t !== 'string' || !t || t.length > TOPIC_NAME_MAX)) throw new AppError('ValidationFailed', `topic names are non-empty strings of at most ${TOPIC_NAME_MAX} characters`);
     return list as string[];
   }
+}
+
+// The extensions' data objects and subscriptions beside the settings': the settings' win where
+// both name the same data object.
+function withExtensions(settings: AppConfig['settings'], extensions: ExtensionCatalogue): Parameters<typeof compileSubscriptions>[0] {
+  return {
+    eventSubscriptions: [...extensions.eventSubscriptions, ...settings.eventSubscriptions],
+    dataObjectAccess: [...extensions.dataObjects, ...settings.dataObjectAccess],
+  };
 }

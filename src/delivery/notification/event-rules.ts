@@ -6,6 +6,7 @@ import { resolveTopicAlias } from '../broker/topics.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
 import type { EventRuleSetting } from '../../platform/config/notification-settings.js';
+import { ExtensionCatalogue } from '../../kernel/extensions.js';
 import { BUILT_IN_OBJECTS } from '../broker/data-objects.js';
 import { NotificationService } from './notification.service.js';
 
@@ -45,12 +46,13 @@ export class EventRules implements OnModuleInit, OnModuleDestroy {
     private readonly logger: PinoLogger,
     config: AppConfig,
     private readonly checks: BootChecks,
+    extensions: ExtensionCatalogue,
   ) {
     logger.setContext(EventRules.name);
     const service = config.env.SERVICE_CODENAME;
     this.group = `${service}:notification-rules`;
     const problems = this.problems;
-    const objects = new Map([...BUILT_IN_OBJECTS, ...config.settings.dataObjectAccess].map((o) => [o.name.toLowerCase(), o.name]));
+    const objects = new Map([...BUILT_IN_OBJECTS, ...extensions.dataObjects, ...config.settings.dataObjectAccess].map((o) => [o.name.toLowerCase(), o.name]));
     const where = (rule: EventRuleSetting) => `settings.notifications.eventRules: ${rule.eventName} → ${rule.template}`;
     const compile = (rule: EventRuleSetting, what: string, source: string): Expression => {
       try {

@@ -1,6 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import Handlebars from 'handlebars';
 import type { ChannelName, TemplateSetting } from '../../platform/config/notification-settings.js';
+import { ExtensionCatalogue } from '../../kernel/extensions.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
 
@@ -33,6 +34,7 @@ export class TemplateService implements OnModuleInit {
   constructor(
     config: AppConfig,
     private readonly checks: BootChecks,
+    private readonly extensions: ExtensionCatalogue,
   ) {
     this.defaultLanguage = config.settings.notifications.defaultLanguage;
     const problems = this.problems;
@@ -47,6 +49,12 @@ export class TemplateService implements OnModuleInit {
 
   // Reported at init with every module's settings problems (BootChecks).
   onModuleInit(): void {
+    // The extensions' templates, where the settings give none of the same name, channel, language.
+    try {
+      this.addDefaults([...this.extensions.templates]);
+    } catch (error) {
+      this.problems.push(`an extension's notification template does not compile: ${(error as Error).message.split('\n')[0]}`);
+    }
     this.checks.report(this.problems);
   }
 

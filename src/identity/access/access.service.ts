@@ -5,6 +5,7 @@ import { AvatarService } from '../avatar/avatar.service.js';
 import { Clock } from '../../platform/clock/clock.js';
 import { AuditLog, type AuditActor, type AuditContext } from '../../kernel/audit.js';
 import { AppError } from '../../kernel/errors.js';
+import { ExtensionCatalogue } from '../../kernel/extensions.js';
 import { pageRequest, type PageQuery, type PageRequest } from '../../kernel/paging.js';
 import { Transactions, type Tx } from '../../platform/database/transactions.js';
 import { AppConfig } from '../../platform/config/app-config.js';
@@ -38,6 +39,7 @@ export class AccessService implements OnModuleInit {
     private readonly checks: BootChecks,
     private readonly audit: AuditLog,
     private readonly transactions: Transactions,
+    private readonly extensions: ExtensionCatalogue,
   ) {}
 
   // A stored role back as the settings declare it (a number custom role as its number).
@@ -45,7 +47,7 @@ export class AccessService implements OnModuleInit {
 
   // Checked at init; a bad catalogue is reported with every module's problems (BootChecks).
   onModuleInit(): void {
-    const catalogue = this.checks.collect(() => new PermissionCatalogue(this.config.settings));
+    const catalogue = this.checks.collect(() => new PermissionCatalogue(this.config.settings, this.extensions.permissionGroups));
     if (catalogue) this.catalogue = catalogue;
   }
 

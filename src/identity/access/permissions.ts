@@ -2,6 +2,7 @@ import type { Principal } from '../../kernel/principal.js';
 import { Environment } from '@marcbachmann/cel-js';
 import type { ServiceSettings } from '../../platform/config/settings.js';
 import { ConfigError } from '../../platform/config/env.js';
+import type { PermissionGroup } from '../../kernel/extensions.js';
 import { EVERY_ROLE_PERMISSIONS, SAAS_ADMIN_PERMISSIONS, SERVICE_PERMISSION_GROUPS } from '../../kernel/service-permissions.js';
 import { hasAdminRole, SAAS_ROLES, SINGLE_TENANT_ROLES, TENANT_ROLES } from '../../kernel/roles.js';
 
@@ -64,10 +65,14 @@ export class PermissionCatalogue {
   private readonly roleGrants: ReadonlyMap<string, ReadonlySet<string>>;
   private readonly machineGrants: ReadonlyMap<string, ReadonlySet<string>>;
 
-  constructor(readonly settings: ServiceSettings) {
+  constructor(
+    readonly settings: ServiceSettings,
+    // The extensions' groups (kernel/extensions.ts), known as the deployment's are.
+    extensionGroups: readonly PermissionGroup[] = [],
+  ) {
     const problems: string[] = [];
     const names = new Set<string>(SERVICE_PERMISSIONS);
-    for (const group of settings.permissionGroups) {
+    for (const group of [...extensionGroups, ...settings.permissionGroups]) {
       for (const p of group.permissions) {
         if (names.has(p)) problems.push(`settings.permissionGroups: permission "${p}" is listed twice (group "${group.groupName}")${SERVICE_PERMISSIONS.has(p) ? ': it is one of the service\'s own' : ''}`);
         names.add(p);

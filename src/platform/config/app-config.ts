@@ -1,19 +1,21 @@
 import type { Clock } from '../clock/clock.js';
 import { loadEnv, type EnvVars } from './env.js';
-import { loadSettings, type ServiceSettings, type SettingsOverrides } from './settings.js';
+import { loadSettingsWithSections, type SectionValues, type ServiceSettings, type SettingsOverrides, type SettingsSection } from './settings.js';
 import { resolveSocialLogin, resolveSso, type ResolvedSocialLogin, type ResolvedSso } from './social-secrets.js';
 
 export interface ConfigSources {
   // Environment to read; `process.env` when omitted.
   env?: Record<string, string | undefined>;
   // Settings applied over the settings file (tests, embedding).
-  settings?: SettingsOverrides;
+  settings?: SettingsOverrides & Record<string, unknown>;
   // Time as the service sees it (tests move it).
   clock?: Clock;
   // Where log lines go; stdout when omitted (tests read them).
   logStream?: { write(line: string): void };
   // Further Nest modules to mount (tests mount probe routes that declare permissions).
   imports?: unknown[];
+  // Settings sections beyond the service's own (extensions'), each under its own key.
+  sections?: readonly SettingsSection[];
 }
 
 // The validated configuration: environment (infrastructure, secrets) and service settings
@@ -30,6 +32,7 @@ export class AppConfig {
     readonly env: EnvVars,
     readonly settings: ServiceSettings,
     private readonly source: Record<string, string | undefined>,
+    private readonly sectionValues: SectionValues = new Map(),
   ) {
     const problems: string[] = [];
     this.socialLogin = resolveSocialLogin(settings.socialLogin, env.FRONTEND_URL, this.secretFromEnv, problems);
@@ -40,7 +43,15 @@ export class AppConfig {
   static load(sources: ConfigSources = {}): AppConfig {
     const source = sources.env ?? process.env;
     const env = loadEnv(source);
-    return new AppConfig(env, loadSettings(env.SERVICE_SETTINGS, sources.settings, env.NODE_ENV), source);
+    const loaded = loadSettingsWithSections(env.SERVICE_SETTINGS, sources.settings, env.NODE_ENV, sources.sections ?? []);
+    return new AppConfig(env, loaded.settings, source, loaded.sections);
+  }
+
+  // An added section's validated value, by its class.
+  section<T extends object>(schema: new () => T): T {
+    const value = this.sectionValues.get(schema);
+    if (!value) throw new Error(`no settings section is declared with ${schema.name}`);
+    return value as T;
   }
 
   // A variable named by the settings file (`{ "env": "SMTP_PASSWORD" }`): provider credentials

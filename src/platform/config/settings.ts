@@ -627,21 +627,56 @@ function flatten(errors: ValidationError[], prefix = ''): string[] {
   });
 }
 
+// A settings section the service's own class does not declare: added by whoever composes the
+// service (an extension), under its own top-level key, validated with its own class the same way
+// and reported in the same one ConfigError.
+export interface SettingsSection<T extends object = object> {
+  key: string;
+  schema: new () => T;
+}
+
+// The validated sections, by their class.
+export type SectionValues = ReadonlyMap<new () => object, object>;
+
 export function loadSettings(file: string | undefined, overrides: SettingsOverrides = {}, nodeEnv?: string): ServiceSettings {
+  return loadSettingsWithSections(file, overrides, nodeEnv, []).settings;
+}
+
+export function loadSettingsWithSections(
+  file: string | undefined,
+  overrides: SettingsOverrides & Record<string, unknown> = {},
+  nodeEnv: string | undefined,
+  sections: readonly SettingsSection[],
+): { settings: ServiceSettings; sections: SectionValues } {
   const shipped = readJson(DEFAULT_SETTINGS_FILE);
   const defaults = nodeEnv === 'development' ? merge(shipped, readJson(DEVELOPMENT_SETTINGS_FILE)) : shipped;
   const fromFile = file ? readJson(file) : {};
   const known = new Set(Object.keys(defaults));
-  const unknown = Object.keys({ ...fromFile, ...overrides }).filter((k) => !known.has(k));
+  const clashes = sections.filter((section) => known.has(section.key)).map((section) => `settings: section "${section.key}" of an extension is one of the service's own keys`);
+  if (clashes.length) throw new ConfigError(clashes);
+  const sectionKeys = new Set(sections.map((section) => section.key));
+  const unknown = Object.keys({ ...fromFile, ...overrides }).filter((k) => !known.has(k) && !sectionKeys.has(k));
   if (unknown.length) throw new ConfigError(unknown.map((k) => `settings: unknown key "${k}"`));
 
-  const plain = merge(merge(defaults, fromFile), overrides as Record<string, unknown>);
+  const all = merge(merge(defaults, fromFile), overrides as Record<string, unknown>);
+  const plain = Object.fromEntries(Object.entries(all).filter(([k]) => known.has(k)));
   const settings = plainToInstance(ServiceSettings, plain, { exposeDefaultValues: true });
   // Unknown keys inside objects are refused too: a misspelt key would otherwise do nothing.
   const problems = flatten(validateSync(settings, { forbidUnknownValues: false, whitelist: true, forbidNonWhitelisted: true }));
   if (settings.cors?.credentials && settings.cors.allowedOrigins?.includes('*')) {
     problems.push('cors.allowedOrigins: "*" cannot be combined with credentials: true (list the origins, or set credentials to false)');
   }
+  const values = new Map<new () => object, object>();
+  for (const section of sections) {
+    const raw = all[section.key] ?? {};
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
+      problems.push(`${section.key}: must be an object`);
+      continue;
+    }
+    const value = plainToInstance(section.schema, raw, { exposeDefaultValues: true });
+    problems.push(...flatten(validateSync(value, { forbidUnknownValues: false, whitelist: true, forbidNonWhitelisted: true }), `${section.key}.`));
+    values.set(section.schema, value);
+  }
   if (problems.length) throw new ConfigError(problems.map((p) => `settings.${p}`));
-  return settings;
+  return { settings, sections: values };
 }

@@ -26,13 +26,14 @@ import { SessionAssurance1765900000000 } from './migrations/1765900000000-sessio
 export const MIGRATIONS = [Init1763800000000, SessionsAndKeys1763900000000, Notifications1764000000000, ApiKeys1764100000000, AvatarUploads1764250000000, Verification1764310000000, SocialLogin1764320000000, Access1764400000000, StoreChanges1764500000000, StorePickerIndex1764600000000, RefreshTokens1764700000000, DeviceSessions1764800000000, AppFactors1764900000000, Totp1765000000000, Passkeys1765100000000, AuditLog1765200000000, PasswordlessLinks1765400000000, AuditLogActionPrefix1765500000000, RefreshTokenSealedSuccessor1765600000000, RefreshTokenHotSpend1765700000000, AuditChainKeys1765800000000, SessionAssurance1765900000000];
 
 // `entities`: the features' tables (src/entities.ts composes them; the migrations need none).
-// `clientClass`: the pool's connections (see DatabaseNotifications).
-export function dataSourceOptions(url: string, entities: DataSourceOptions['entities'] = [], clientClass?: typeof pg.Client, poolSize = 10): DataSourceOptions {
+// `clientClass`: the pool's connections (see DatabaseNotifications). `extraMigrations`: those of
+// extensions, run with ours in the order of their timestamps.
+export function dataSourceOptions(url: string, entities: DataSourceOptions['entities'] = [], clientClass?: typeof pg.Client, poolSize = 10, extraMigrations: readonly Function[] = []): DataSourceOptions {
   return {
     type: 'postgres',
     url,
     entities,
-    migrations: MIGRATIONS,
+    migrations: [...MIGRATIONS, ...extraMigrations],
     migrationsRun: false, // run at boot under a lock: see runMigrations
     synchronize: false,
     uuidExtension: 'pgcrypto',

@@ -13,14 +13,14 @@ export class DatabaseModule implements OnApplicationBootstrap, OnApplicationShut
 
   // `url` is PostgreSQL's (DATABASE_URL) or the embedded server's, decided in createApp;
   // `entities` are the features' tables.
-  static forRoot(url: string, entities: DataSourceOptions['entities']): DynamicModule {
+  static forRoot(url: string, entities: DataSourceOptions['entities'], extraMigrations: readonly Function[] = []): DynamicModule {
     const notifications = new DatabaseNotifications(url);
     return {
       module: DatabaseModule,
       global: true,
       imports: [
         TypeOrmModule.forRootAsync({
-          useFactory: () => dataSourceOptions(url, entities, notifications.clientClass),
+          useFactory: () => dataSourceOptions(url, entities, notifications.clientClass, undefined, extraMigrations),
           dataSourceFactory: async (options) => {
             const dataSource = await new DataSource(options!).initialize();
             await runMigrations(dataSource);

@@ -1,0 +1,28 @@
+import { Injectable, Module } from '@nestjs/common';
+import { BrokerModule, NotificationModule, OnDomainEvent, type DomainEventMap } from 'svc-auth/extension';
+import { SupportTicketSettings } from './settings.js';
+import { TicketsController } from './tickets.controller.js';
+import { TicketRepository } from './tickets.repository.js';
+import { TicketsService } from './tickets.service.js';
+
+// A new user of a store gets a welcome ticket when the settings ask for one.
+@Injectable()
+export class WelcomeTickets {
+  constructor(
+    private readonly tickets: TicketsService,
+    private readonly settings: SupportTicketSettings,
+  ) {}
+
+  @OnDomainEvent('user.created')
+  async onUserCreated(event: DomainEventMap['user.created']): Promise<void> {
+    if (!this.settings.welcomeTicket) return;
+    await this.tickets.open(event.storeId, event.userId, 'Welcome! Reply here if you need help.', null);
+  }
+}
+
+@Module({
+  imports: [BrokerModule, NotificationModule],
+  controllers: [TicketsController],
+  providers: [TicketRepository, TicketsService, WelcomeTickets],
+})
+export class TicketsModule {}
