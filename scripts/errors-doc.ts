@@ -3,10 +3,14 @@
 // src/errors.spec.ts and .ci/run fail while it differs from what this script writes.
 //   npm run docs:errors            rewrite the page
 //   npm run docs:errors -- --check exit 1 when the page is stale
+// With SERVICE_EXTENSIONS set, the extensions' codes follow the service's, as that deployment
+// answers them (SERVICE_EXTENSIONS=./examples/support-tickets npm run docs:errors).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ERROR_SETS } from '../src/errors.js';
+import { loadExtensions } from '../src/extensions.js';
+import type { ErrorSet } from '../src/kernel/errors.js';
 import { projectPath } from '../src/platform/config/project-path.js';
 
 export const ERRORS_DOC = 'docs/errors.md';
@@ -28,8 +32,8 @@ const OUTRO = `While PostgreSQL or Redis cannot be reached, requests that need i
 ServiceUnavailable\`: see [Operations](operations.md#outages).
 `;
 
-export function renderErrorsDoc(): string {
-  const tables = ERROR_SETS.map((set) => {
+export function renderErrorsDoc(sets: readonly ErrorSet[] = ERROR_SETS): string {
+  const tables = sets.map((set) => {
     const folder = set.file.replace(/^src\//, '').replace(/\/[^/]+$/, '');
     const rows = Object.entries(set.codes).map(([code, entry]) => `| \`${code}\` | ${entry.status} | \`${entry.message}\` | ${entry.description} |`);
     return [`## ${folder}`, '', `Declared in \`${set.file}\`.`, '', '| errCode | Status | message | When |', '|---|---|---|---|', ...rows, ''].join('\n');
@@ -37,9 +41,11 @@ export function renderErrorsDoc(): string {
   return [INTRO, ...tables, OUTRO].join('\n');
 }
 
-function main(check: boolean): void {
+async function main(check: boolean): Promise<void> {
   const path = projectPath(ERRORS_DOC);
-  const rendered = renderErrorsDoc();
+  const named = process.env.SERVICE_EXTENSIONS?.trim();
+  const extensions = named ? await loadExtensions(named) : [];
+  const rendered = renderErrorsDoc([...ERROR_SETS, ...extensions.flatMap((e) => (e.errors ? [e.errors] : []))]);
   if (!check) {
     writeFileSync(path, rendered);
     console.log(`wrote ${ERRORS_DOC}`);
@@ -49,4 +55,4 @@ function main(check: boolean): void {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) main(process.argv.includes('--check'));
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) void main(process.argv.includes('--check'));

@@ -154,9 +154,13 @@ function entryFile(entry: string, cwd: string): string {
   }
 }
 
+const RUNNING_SOURCES = import.meta.url.endsWith('.ts');
+
 // TypeScript sources inside this repository (examples/, or a team's folder beside src/) run from
 // what `npm run build` made of them: a folder's index.ts, or a .ts file, as its twin under dist/.
 function builtTwin(path: string): string | undefined {
+  // Running from the sources themselves (a TypeScript loader): the sources, not the build.
+  if (RUNNING_SOURCES) return statSync(path).isDirectory() && existsSync(join(path, 'index.ts')) ? join(path, 'index.ts') : undefined;
   const rel = relative(projectPath(), path);
   if (rel.startsWith('..') || isAbsolute(rel) || rel.split(sep)[0] === 'dist' || rel.split(sep)[0] === 'node_modules') return undefined;
   const source = statSync(path).isDirectory() ? join(path, 'index.ts') : path;
