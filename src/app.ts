@@ -25,7 +25,7 @@ import { projectPath } from './platform/config/project-path.js';
 import { EventsIoAdapter } from './channels/events/events-io.adapter.js';
 import { REALTIME_FORM_ROUTES } from './channels/realtime/realtime.controller.js';
 import { INTROSPECTION_ROUTE } from './identity/auth/token.controller.js';
-import { FORM_POST_CALLBACKS } from './identity/social/social.module.js';
+import { SocialProviderRegistry } from './identity/social/social-provider-registry.js';
 import { TenancyMiddleware } from './identity/tenancy/tenancy.middleware.js';
 
 export interface RunningApp {
@@ -76,6 +76,7 @@ export async function createApp(sources: AppSources = {}, early?: EarlyStart): P
     const tenancy = app.get(TenancyMiddleware);
     const openRequests = new OpenRequests();
     const logger = app.get(Logger);
+    const signInProviders = app.get(SocialProviderRegistry);
     // The admin console's files (docs/console.md): before the body parser and the tenant, which
     // static files need neither of.
     const consoleFiles = consoleStatic(config.settings.console, projectPath('dist', 'console'), config.env.PROJECT_CODENAME, (message) => logger.warn(message, 'Console'));
@@ -88,7 +89,8 @@ export async function createApp(sources: AppSources = {}, early?: EarlyStart): P
         securityHeaders(),
         corsMiddleware(app.get(CorsPolicy)),
         ...(consoleFiles ? [consoleFiles] : []),
-        jsonBody({ formRoutes: [...REALTIME_FORM_ROUTES, INTROSPECTION_ROUTE], formPaths: FORM_POST_CALLBACKS }),
+        // A provider's form-post return (Apple's), asked per request: extensions register theirs at init.
+        jsonBody({ formRoutes: [...REALTIME_FORM_ROUTES, INTROSPECTION_ROUTE], formPaths: { test: (path) => signInProviders.takesFormPost(path) } }),
         (req, res, next) => tenancy.use(req as ContextRequest, res, next),
       ),
     );

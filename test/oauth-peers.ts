@@ -44,7 +44,7 @@ function serve(server: Server, peer: OidcPeer, clients: { client_id: string; cli
   const provider = new Provider(peer.issuer, {
     clients: clients.map((c) => ({ ...c, grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_post' })),
     findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id, ...peer.accounts[id] }) }),
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'picture', 'employee_id'] },
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'given_name', 'family_name', 'picture', 'employee_id', 'upn'] },
     features: { devInteractions: { enabled: false } },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     // First-party clients: the grant exists without a consent screen.

@@ -140,7 +140,7 @@ function bodyProblem(value: unknown, depth = 0, path = 'body'): AppError | undef
 // them).
 // Form posts are taken on `formRoutes` (endpoints that third-party client libraries post forms to)
 // and on `formPaths` (a provider's `form_post` callback).
-export function jsonBody(opts: { formRoutes?: readonly string[]; formPaths?: RegExp } = {}): (req: Request, res: Response, next: NextFunction) => void {
+export function jsonBody(opts: { formRoutes?: readonly string[]; formPaths?: { test(path: string): boolean } } = {}): (req: Request, res: Response, next: NextFunction) => void {
   // The exact bytes are kept for machine tokens and webhooks, which are bound to them.
   const keepRaw = (req: unknown, _res: unknown, buf: Buffer) => ((req as ContextRequest).rawBody = buf);
   const parseJson = express.json({ limit: JSON_BODY_LIMIT, strict: true, verify: keepRaw });

@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { BrokerModule } from '../broker/broker.module.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
@@ -25,16 +25,25 @@ const queueProvider = {
   },
 };
 
-const registryProvider = {
-  provide: ProviderRegistry,
-  inject: [AppConfig, BootChecks],
-  useFactory: (config: AppConfig, checks: BootChecks): Promise<ProviderRegistry> => ProviderRegistry.create(config, checks),
-};
+// The delivery providers, for every module: an extension injects the registry to register its
+// own in onModuleInit.
+@Global()
+@Module({
+  providers: [
+    {
+      provide: ProviderRegistry,
+      inject: [AppConfig, BootChecks],
+      useFactory: (config: AppConfig, checks: BootChecks): Promise<ProviderRegistry> => ProviderRegistry.create(config, checks),
+    },
+  ],
+  exports: [ProviderRegistry],
+})
+export class NotificationProvidersModule {}
 
 @Module({
-  imports: [BrokerModule],
+  imports: [BrokerModule, NotificationProvidersModule],
   controllers: [InboxController],
-  providers: [queueProvider, NotificationRepository, NotificationService, NotificationWorker, TemplateService, registryProvider, EventRules],
+  providers: [queueProvider, NotificationRepository, NotificationService, NotificationWorker, TemplateService, EventRules],
   exports: [NotificationService],
 })
 export class NotificationModule {}

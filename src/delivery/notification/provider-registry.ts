@@ -1,7 +1,7 @@
 import type { OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
-import type { ChannelName, ProviderSetting } from '../../platform/config/notification-settings.js';
+import type { ChannelName, ChannelSetting, ProviderSetting } from '../../platform/config/notification-settings.js';
 import type { EnvLookup, NotificationProvider } from './providers/provider.js';
 
 export type ProviderFactory = (setting: ProviderSetting, env: EnvLookup) => NotificationProvider;
@@ -25,12 +25,27 @@ export const PROVIDER_FACTORIES: Partial<Record<ProviderSetting['providerType'],
   },
 };
 
-// The configured providers, built and checked at boot, and each channel's delivery order:
-// its providers, then its fallback providers. Provided by NotificationModule's factory.
+// As the settings' providerName: it is recorded on each delivery attempt.
+const PROVIDER_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,62}$/;
+
+// Where an extension's provider serves: a channel, among its providers or its fallbacks.
+export interface ProviderPlacement {
+  channel: ChannelName;
+  // Tried after the channel's other providers have failed (default false).
+  fallback?: boolean;
+}
+
+// The providers, each channel's delivery order (its providers, then its fallback providers):
+// those the settings configure, built and checked at boot, and those extensions register in
+// code. Provided by NotificationModule's factory.
 export class ProviderRegistry implements OnModuleInit {
   private readonly problems: string[] = [];
   private readonly providers = new Map<string, NotificationProvider>();
-  private readonly order = new Map<ChannelName, NotificationProvider[]>();
+  // Extensions' providers placed on a channel, in the order they were registered.
+  private readonly placed: { name: string; placement: ProviderPlacement }[] = [];
+  private readonly channels: readonly ChannelSetting[];
+  // Settled once every module's init has registered its providers (BootChecks.assert).
+  private order?: Map<ChannelName, NotificationProvider[]>;
 
   // Loads the SDKs of the configured provider types, then builds the registry (the module's
   // async factory: the registry is complete before anything is given it).
@@ -49,7 +64,7 @@ export class ProviderRegistry implements OnModuleInit {
     private readonly checks: BootChecks,
   ) {
     const { providers, channels } = config.settings.notifications;
-    const problems = this.problems;
+    this.channels = channels;
     for (const setting of providers) {
       const factory = factories.get(setting.providerType);
       try {
@@ -58,16 +73,11 @@ export class ProviderRegistry implements OnModuleInit {
         if (this.providers.has(setting.providerName)) throw new Error('the name is used twice');
         this.providers.set(setting.providerName, factory(setting, config.secretFromEnv));
       } catch (error) {
-        problems.push(`settings.notifications.providers: ${setting.providerName}: ${(error as Error).message}`);
+        this.problems.push(`settings.notifications.providers: ${setting.providerName}: ${(error as Error).message}`);
       }
     }
-    for (const channel of channels) {
-      const names = [...channel.providers, ...channel.fallbackProviders];
-      const missing = names.filter((n) => !this.providers.has(n));
-      if (missing.length) problems.push(`settings.notifications.channels: ${channel.channelName} names unknown providers ${missing.join(', ')}`);
-      if (channel.channelName !== 'inApp' && !names.length) problems.push(`settings.notifications.channels: ${channel.channelName} has no provider`);
-      this.order.set(channel.channelName, names.filter((n) => this.providers.has(n)).map((n) => this.providers.get(n)!));
-    }
+    // The channels' order waits for the extensions' providers: a channel's settings may name them.
+    checks.defer(() => this.settle());
   }
 
   // Reported at init with every module's settings problems (BootChecks).
@@ -75,11 +85,43 @@ export class ProviderRegistry implements OnModuleInit {
     this.checks.report(this.problems);
   }
 
+  // An extension's provider (implementing providers/provider.ts), from its module's onModuleInit.
+  // With a placement it serves that channel after the channel's configured providers (or after
+  // its fallbacks); without, only where the settings' channels name it. A name that is not an
+  // identifier or is taken, or a channel the settings do not configure, stops the boot.
+  register(provider: NotificationProvider, placement?: ProviderPlacement): void {
+    const at = `notification provider "${String(provider.name)}" registered in code`;
+    if (this.order) return this.checks.report([`${at}: too late, register providers in a module's onModuleInit`]);
+    if (typeof provider.name !== 'string' || !PROVIDER_NAME.test(provider.name)) return this.checks.report([`${at}: the name must be an identifier (letters, digits, _ . -)`]);
+    if (this.providers.has(provider.name)) return this.checks.report([`${at}: the name is taken`]);
+    if (placement && (placement.channel === 'inApp' || !this.channels.some((c) => c.channelName === placement.channel))) {
+      return this.checks.report([`${at}: settings.notifications.channels has no ${placement.channel} channel a provider delivers`]);
+    }
+    this.providers.set(provider.name, provider);
+    if (placement) this.placed.push({ name: provider.name, placement });
+  }
+
   forChannel(channel: ChannelName): NotificationProvider[] {
-    return this.order.get(channel) ?? [];
+    return this.order?.get(channel) ?? [];
   }
 
   async close(): Promise<void> {
     await Promise.all([...this.providers.values()].map((p) => p.close?.()));
+  }
+
+  // Each channel's delivery order, now that every provider is known; what a channel lacks.
+  private settle(): string[] {
+    const problems: string[] = [];
+    const order = new Map<ChannelName, NotificationProvider[]>();
+    for (const channel of this.channels) {
+      const placed = (fallback: boolean) => this.placed.filter((p) => p.placement.channel === channel.channelName && !!p.placement.fallback === fallback).map((p) => p.name);
+      const names = [...new Set([...channel.providers, ...placed(false), ...channel.fallbackProviders, ...placed(true)])];
+      const missing = names.filter((n) => !this.providers.has(n));
+      if (missing.length) problems.push(`settings.notifications.channels: ${channel.channelName} names unknown providers ${missing.join(', ')}`);
+      if (channel.channelName !== 'inApp' && !names.length) problems.push(`settings.notifications.channels: ${channel.channelName} has no provider`);
+      order.set(channel.channelName, names.filter((n) => this.providers.has(n)).map((n) => this.providers.get(n)!));
+    }
+    this.order = order;
+    return problems;
   }
 }

@@ -1,34 +1,22 @@
-import type { SocialProviderName } from '../../platform/config/social-settings.js';
+import type { SocialProfile } from './social-provider.js';
 
-// What the service keeps of a provider's answer. `emailVerified` is true only when the provider
-// says so; it never links accounts by itself.
-export interface SocialProfile {
-  providerUserId: string;
-  email?: string;
-  emailVerified: boolean;
-  fullname?: string;
-  avatar?: string;
-}
+export type { SocialProfile } from './social-provider.js';
 
-type Json = Record<string, unknown>;
-interface PassportProfile {
-  id?: string | number;
-  displayName?: string;
-  username?: string;
-  emails?: { value: string; verified?: boolean | string; primary?: boolean }[];
-  photos?: { value: string }[];
-  _json?: Json;
-}
+// Helpers the providers read their answers with, and the one check every profile passes.
 
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : typeof v === 'number' ? String(v) : undefined);
-const yes = (v: unknown): boolean => v === true || v === 'true';
-const email = (v: unknown): string | undefined => {
+export type Json = Record<string, unknown>;
+
+export const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : typeof v === 'number' ? String(v) : undefined);
+export const yes = (v: unknown): boolean => v === true || v === 'true';
+export const email = (v: unknown): string | undefined => {
   const s = str(v)?.toLowerCase();
   return s && /^[^\s@]+@[^\s@]+$/.test(s) && s.length <= 254 ? s : undefined;
 };
 
-// An OpenID Connect userinfo or ID token: Google, LinkedIn, Apple.
-function fromClaims(c: Json): Omit<SocialProfile, 'providerUserId'> & { providerUserId?: string } {
+export type PartialProfile = Omit<Partial<SocialProfile>, 'emailVerified'> & { emailVerified?: boolean };
+
+// An OpenID Connect userinfo answer or ID token (Google, LinkedIn, Apple).
+export function fromClaims(c: Json): PartialProfile {
   const address = email(c.email);
   return {
     providerUserId: str(c.sub),
@@ -39,8 +27,8 @@ function fromClaims(c: Json): Omit<SocialProfile, 'providerUserId'> & { provider
   };
 }
 
-// Apple's ID token comes straight from its token endpoint over TLS, which OpenID Connect
-// accepts in place of checking the signature (Core 3.1.3.7).
+// An ID token's claims, unverified: for one that came straight from the provider's token
+// endpoint over TLS, which OpenID Connect accepts in place of checking the signature (Core 3.1.3.7).
 export function decodeIdToken(idToken: unknown): Json {
   if (typeof idToken !== 'string') return {};
   const part = idToken.split('.')[1];
@@ -52,50 +40,20 @@ export function decodeIdToken(idToken: unknown): Json {
   }
 }
 
-export function normalizeProfile(provider: SocialProviderName, profile: PassportProfile | undefined, params: unknown): SocialProfile | undefined {
-  const json: Json = profile?._json ?? {};
-  let p: Partial<SocialProfile>;
-  switch (provider) {
-    case 'google':
-    case 'linkedin':
-      p = fromClaims(json);
-      break;
-    case 'apple':
-      p = fromClaims(decodeIdToken(typeof params === 'string' ? params : (params as Json | undefined)?.id_token));
-      break;
-    case 'github': {
-      // With the `user:email` scope the strategy reads /user/emails, which says which are verified.
-      const emails = profile?.emails ?? [];
-      const verified = emails.find((e) => e.primary && yes(e.verified)) ?? emails.find((e) => yes(e.verified));
-      const address = email(verified?.value ?? json.email);
-      p = {
-        providerUserId: str(json.id ?? profile?.id),
-        email: address,
-        emailVerified: !!verified && address === email(verified.value),
-        fullname: str(json.name) ?? str(json.login),
-        avatar: str(json.avatar_url),
-      };
-      break;
-    }
-    case 'gitlab': {
-      // GitLab's primary email must be confirmed; `confirmed_at` says it was.
-      const address = email(json.email);
-      p = { providerUserId: str(json.id ?? profile?.id), email: address, emailVerified: !!address && !!str(json.confirmed_at), fullname: str(json.name) ?? str(json.username), avatar: str(json.avatar_url) };
-      break;
-    }
-    case 'facebook':
-      p = { providerUserId: str(json.id ?? profile?.id), email: email(json.email), emailVerified: false, fullname: str(json.name) ?? str(profile?.displayName), avatar: str(profile?.photos?.[0]?.value) };
-      break;
-    case 'microsoft':
-      p = { providerUserId: str(json.id ?? profile?.id), email: email(json.mail ?? json.userPrincipalName), emailVerified: false, fullname: str(json.displayName) ?? str(profile?.displayName) };
-      break;
-  }
-  if (!p.providerUserId || p.providerUserId.length > 255) return undefined;
+// What the service keeps of any provider's profile, built in or registered by an extension:
+// undefined without a usable id; the email lowercased and well formed, the name bounded, the
+// avatar https only.
+export function normalizeProfile(p: PartialProfile | undefined): SocialProfile | undefined {
+  const providerUserId = str(p?.providerUserId);
+  if (!p || !providerUserId || providerUserId.length > 255) return undefined;
+  const address = email(p.email);
+  const fullname = str(p.fullname);
+  const avatar = str(p.avatar);
   return {
-    providerUserId: p.providerUserId,
-    emailVerified: !!p.emailVerified,
-    ...(p.email && { email: p.email }),
-    ...(p.fullname && { fullname: p.fullname.slice(0, 200) }),
-    ...(p.avatar && /^https:\/\//.test(p.avatar) && p.avatar.length <= 2048 && { avatar: p.avatar }),
+    providerUserId,
+    emailVerified: !!address && p.emailVerified === true,
+    ...(address && { email: address }),
+    ...(fullname && { fullname: fullname.slice(0, 200) }),
+    ...(avatar && /^https:\/\//.test(avatar) && avatar.length <= 2048 && { avatar }),
   };
 }

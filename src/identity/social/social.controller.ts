@@ -1,13 +1,12 @@
-import { Body, Controller, Get, HttpCode, HttpStatus, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AuthService } from '../auth/auth.service.js';
 import { ApiAccessTokenHeader, ApiRedirect, ApiResult } from '../../kernel/api-result.js';
 import { Public } from '../../kernel/policy.js';
 import type { ContextRequest } from '../../kernel/request-context.js';
-import { SocialLoginResultInput, SocialLoginResultResponse, SocialStartQuery } from './social.dto.js';
-import { SocialPassportGuard, type SocialOutcome } from './social.guard.js';
-import { SocialService } from './social.service.js';
+import { SocialLoginResultInput, SocialLoginResultResponse } from './social.dto.js';
+import { SocialService, type SocialRequest } from './social.service.js';
 import { TokenCookies } from '../token/token-cookies.js';
 
 @ApiTags('social login')
@@ -19,38 +18,33 @@ export class SocialController {
     private readonly cookies: TokenCookies,
   ) {}
 
-  // The guard answers with the redirect to the provider; this body never runs.
+  // The query is read here, not validated as a DTO: a provider's link may carry parameters of its own.
   @Get(':provider')
   @Public()
-  @UseGuards(SocialPassportGuard)
   @ApiOperation({ summary: 'Start social login with a provider for the targeted store (redirects to the provider).' })
+  @ApiQuery({ name: 'redirectUrl', required: false, type: String, description: 'Where the browser lands afterwards; must equal the configured address exactly.' })
   @ApiRedirect('to the provider')
-  start(@Query() _query: SocialStartQuery): void {}
+  async start(@Param('provider') provider: string, @Req() req: ContextRequest, @Res() res: Response): Promise<void> {
+    const requested = req.query.redirectUrl;
+    // Anything but one string (a repeated parameter) is no configured address.
+    const redirectUrl = typeof requested === 'string' ? requested : requested === undefined ? undefined : '';
+    res.redirect(HttpStatus.FOUND, await this.social.start(req.ctx.store!, provider, redirectUrl, signIn(req)));
+  }
 
   @Get(':provider/callback')
   @Public()
-  @UseGuards(SocialPassportGuard)
   @ApiOperation({ summary: "The provider's return: redirects to the client with `provider` and `socialCode`, or `error`." })
   @ApiRedirect('to the client, with `provider` and `socialCode`, or `error`')
-  callback(@Req() req: ContextRequest & { user?: SocialOutcome }, @Res() res: Response): Promise<void> {
-    return this.land(req.user!, res);
+  async callback(@Param('provider') provider: string, @Req() req: ContextRequest, @Res() res: Response): Promise<void> {
+    res.redirect(HttpStatus.FOUND, await this.social.callback(provider, signIn(req)));
   }
 
   @Post(':provider/callback')
   @Public()
-  @UseGuards(SocialPassportGuard)
   @ApiOperation({ summary: "The provider's return as a form post (Apple's `form_post`); answers as the GET callback." })
   @ApiRedirect('to the client, with `provider` and `socialCode`, or `error`')
-  formCallback(@Req() req: ContextRequest & { user?: SocialOutcome }, @Res() res: Response): Promise<void> {
-    return this.land(req.user!, res);
-  }
-
-  private async land(outcome: SocialOutcome, res: Response): Promise<void> {
-    const target =
-      'profile' in outcome && outcome.flow
-        ? await this.social.finishFlow(outcome.flow, outcome.profile)
-        : this.social.failureRedirect(outcome.provider, 'error' in outcome ? outcome.error : 'login_failed', outcome.flow);
-    res.redirect(HttpStatus.FOUND, target);
+  async formCallback(@Param('provider') provider: string, @Req() req: ContextRequest, @Res() res: Response): Promise<void> {
+    res.redirect(HttpStatus.FOUND, await this.social.callback(provider, signIn(req)));
   }
 
   @Post('social-login-result')
@@ -66,4 +60,11 @@ export class SocialController {
     this.cookies.send(res, store, outcome.login.tokens);
     return { ...this.auth.toResponse(outcome.login), ...(outcome.ssoTime !== undefined && { ssoTime: outcome.ssoTime }) };
   }
+}
+
+// The request as the sign-in flow reads it: a return's parameters from its query, or from its
+// form post's fields when the query lacks them.
+function signIn(req: ContextRequest): SocialRequest {
+  const body = req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? (req.body as Record<string, unknown>) : {};
+  return { origin: `${req.protocol}://${req.get('host')}`, requestId: req.ctx.requestId, params: { ...body, ...req.query }, raw: req };
 }

@@ -1,21 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
-import { SOCIAL_PROVIDERS } from '../../platform/config/social-settings.js';
+import { IsString, MaxLength, MinLength } from 'class-validator';
 import { SessionResponse } from '../session/index.js';
-
-export class SocialStartQuery {
-  @ApiPropertyOptional({ description: 'Where the browser lands afterwards; must equal the configured address exactly.' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(2048)
-  redirectUrl?: string;
-}
-
-export class SocialProviderParam {
-  @ApiProperty({ enum: SOCIAL_PROVIDERS })
-  @IsIn(SOCIAL_PROVIDERS, { message: `provider must be one of ${SOCIAL_PROVIDERS.join(', ')}` })
-  provider: string;
-}
 
 export class SocialLoginResultInput {
   @ApiProperty({ description: 'The code from the callback address; valid 180 s, once.' })

@@ -6,6 +6,11 @@ export const SOCIAL_ERRORS = defineErrors('src/identity/social/social.errors.ts'
   SocialProviderNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_SocialProviderNotFound', description: 'social login with a provider that is not enabled' },
   SocialRedirectNotAllowed: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_SocialRedirectNotAllowed', description: 'a `redirectUrl` other than the configured address' },
   SocialCodeInvalid: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_SocialCodeInvalid', description: 'a `socialCode` that is unknown, expired, already used or of another store' },
+  SocialProviderUnavailable: {
+    status: HttpStatus.BAD_GATEWAY,
+    message: 'errMsg_SocialProviderUnavailable',
+    description: '`GET /auth-api/auth/{provider}` when the provider cannot be used: a generic provider\'s discovery document unreachable, failing, or naming another issuer; the cause is logged at warn',
+  },
 });
 
 declare module '../../kernel/errors.js' {
@@ -14,6 +19,8 @@ declare module '../../kernel/errors.js' {
 
 export const socialCodeInvalid = () => new AppError('SocialCodeInvalid', 'the socialCode is unknown, expired or already used');
 export const providerNotFound = (provider: string) => new AppError('SocialProviderNotFound', `social login with "${provider}" is not enabled`);
+// The provider's fault or its settings', never the client's; the cause goes to the log.
+export const socialProviderUnavailable = (provider: string) => new AppError('SocialProviderUnavailable', `the sign-in provider "${provider}" cannot be reached or is not usable`);
 export const redirectNotAllowed = () => new AppError('SocialRedirectNotAllowed', 'redirectUrl must be exactly the configured address');
 
 // A provider's refusal a client can act on (the person declined, sign in at the provider first,
@@ -46,13 +53,14 @@ export type SocialFailure =
   | ProviderErrorCode
   // The `state` is unknown, expired or used: the flow was not started here, or is replayed.
   | 'state_mismatch'
-  // Single sign-on: the provider's discovery document cannot be read or names another issuer.
+  // Single sign-on and generic providers: the provider's discovery document cannot be read or
+  // names another issuer.
   | 'provider_unavailable'
-  // Single sign-on: the provider refused the code, or its tokens did not verify.
+  // Single sign-on and generic providers: the provider refused the code, or its tokens did not verify.
   | 'token_exchange_failed'
-  // Single sign-on: the provider's userinfo answer failed.
+  // Single sign-on and generic providers: the provider's userinfo answer failed.
   | 'userinfo_failed'
-  // Single sign-on: neither the ID token nor userinfo names the subject (`sub`).
+  // Single sign-on and generic providers: neither the ID token nor userinfo names the subject.
   | 'subject_missing'
   // Any other failure of the provider: a code outside the standards, or a social login's exchange.
   | 'provider_error'

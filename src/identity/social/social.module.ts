@@ -1,32 +1,33 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
 import { AppConfig } from '../../platform/config/app-config.js';
+import { BootChecks } from '../../platform/config/boot-checks.js';
 import { UserModule } from '../user/user.module.js';
 import { SocialController } from './social.controller.js';
-import { SocialPassportGuard } from './social.guard.js';
+import { SocialProviderRegistry } from './social-provider-registry.js';
 import { SocialRepository } from './social.repository.js';
 import { SocialService } from './social.service.js';
-import { SocialStrategies } from './social.strategies.js';
 
-// Apple returns to its callback with an HTML form post (`response_mode=form_post`).
-export const FORM_POST_CALLBACKS = /^\/auth-api\/auth\/apple\/callback$/;
-
-// The passport strategies of the configured providers only (none by default).
-const strategiesProvider = {
-  provide: SocialStrategies,
-  inject: [AppConfig],
-  useFactory: (config: AppConfig): Promise<SocialStrategies> => SocialStrategies.load([...config.socialLogin.providers.values()].map((p) => p.name)),
-};
+// The sign-in providers, for every module: an extension injects the registry to register its
+// own in onModuleInit. The settings' providers are built first, their strategies loaded (none
+// by default).
+@Global()
+@Module({
+  providers: [
+    {
+      provide: SocialProviderRegistry,
+      inject: [AppConfig, BootChecks],
+      useFactory: (config: AppConfig, checks: BootChecks): Promise<SocialProviderRegistry> => SocialProviderRegistry.fromSettings(config, checks),
+    },
+  ],
+  exports: [SocialProviderRegistry],
+})
+export class SocialProvidersModule {}
 
 @Module({
-  imports: [AuthModule, UserModule],
+  imports: [AuthModule, UserModule, SocialProvidersModule],
   controllers: [SocialController],
-  providers: [
-    SocialRepository,
-    SocialService,
-    SocialPassportGuard,
-    strategiesProvider,
-  ],
+  providers: [SocialRepository, SocialService],
   exports: [SocialService],
 })
 export class SocialModule {}

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { AppConfig } from '../../platform/config/app-config.js';
@@ -10,10 +11,13 @@ import type { Tenant } from '../../kernel/tenant.js';
 import { AuditLog, type AuditContext } from '../../kernel/audit.js';
 import { UserService } from '../user/user.service.js';
 import { SocialRepository } from './social.repository.js';
-import type { SocialProfile } from './social-profile.js';
+import { normalizeProfile, type SocialProfile } from './social-profile.js';
 import type { ResolvedSocialLogin } from '../../platform/config/social-secrets.js';
-import { redirectNotAllowed, socialCodeInvalid, type SocialFailure } from './social.errors.js';
+import { providerErrorCode, providerNotFound, redirectNotAllowed, socialCodeInvalid, socialProviderUnavailable, type SocialFailure } from './social.errors.js';
 import { providerFailure } from './provider-failure.js';
+import { SocialProviderError, type SocialProvider } from './social-provider.js';
+import { SocialProviderRegistry } from './social-provider-registry.js';
+import { callbackPath } from './providers/kind.js';
 
 export const SOCIAL_CODE_TTL_MS = 180_000;
 // Time a person has at the provider's pages.
@@ -56,6 +60,16 @@ export interface ClaimedSocialProfile {
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
+// The browser's request to a sign-in route, as far as the flow needs it.
+export interface SocialRequest {
+  // Scheme and host it was sent to: the callback's address when PUBLIC_URL is not set.
+  origin: string;
+  requestId?: string;
+  // The return's parameters: its query and, for a form post, its fields.
+  params: Readonly<Record<string, unknown>>;
+  raw: IncomingMessage;
+}
+
 @Injectable()
 export class SocialService {
   constructor(
@@ -65,7 +79,8 @@ export class SocialService {
     private readonly clock: Clock,
     private readonly logger: PinoLogger,
     private readonly audit: AuditLog,
-    config: AppConfig,
+    private readonly providers: SocialProviderRegistry,
+    private readonly config: AppConfig,
   ) {
     this.resolved = config.socialLogin;
     logger.setContext(SocialService.name);
@@ -78,6 +93,67 @@ export class SocialService {
     if (!configured) throw redirectNotAllowed();
     if (requested !== undefined && requested !== configured) throw redirectNotAllowed();
     return configured;
+  }
+
+  // GET /auth-api/auth/:provider: the provider's authorization address for a new flow in `store`.
+  async start(store: Tenant, name: string, requestedRedirect: string | undefined, req: SocialRequest): Promise<string> {
+    const provider = this.provider(name);
+    const redirectUrl = this.redirectUrl(requestedRedirect);
+    try {
+      return await provider.authorizationUrl({
+        callbackUrl: this.callbackUrl(name, req),
+        request: req.raw,
+        beginFlow: (keep = {}) =>
+          this.beginFlow({ provider: name, storeId: store.id, redirectUrl, ...(keep.verifier && { verifier: keep.verifier }), ...(keep.nonce && { nonce: keep.nonce }) }),
+      });
+    } catch (err) {
+      // The provider's fault (its discovery failed...): 502, the cause in the log. Anything
+      // else (the database keeping the flow) is answered as it is.
+      if (!(err instanceof SocialProviderError)) throw err;
+      this.providerFailed(name, err.stage, err.cause, { requestId: req.requestId, secrets: provider.secrets });
+      throw socialProviderUnavailable(name);
+    }
+  }
+
+  // The provider's return: the client's callback address with a socialCode, or an `error`.
+  async callback(name: string, req: SocialRequest): Promise<string> {
+    const provider = this.provider(name);
+    const field = (key: string): unknown => req.params[key];
+    const code = field('code');
+    const flow = await this.takeFlow(field('state'), name);
+    if (!flow) return this.failureRedirect(name, 'state_mismatch');
+    // A return without a code: the person declined, or the provider refused. Its standard code
+    // goes on to the client, its description only to the log.
+    if (typeof code !== 'string' || !code) {
+      const error = providerErrorCode(field('error'));
+      if (error !== 'access_denied') {
+        const words = { error: field('error'), error_description: field('error_description') };
+        this.providerFailed(name, 'authorization', typeof words.error === 'string' ? words : { error: 'no_code', message: 'the provider returned without a code or an error' }, { requestId: req.requestId });
+      }
+      return this.failureRedirect(name, error, flow);
+    }
+    let profile: SocialProfile | undefined;
+    try {
+      profile = normalizeProfile(await provider.profile({ callbackUrl: this.callbackUrl(name, req), params: req.params, flow: { state: field('state') as string, verifier: flow.verifier, nonce: flow.nonce }, request: req.raw }));
+    } catch (err) {
+      const failed = err instanceof SocialProviderError;
+      // What a failed exchange could quote: the return's code, the flow's values, the provider's secrets.
+      this.providerFailed(name, failed ? err.stage : 'callback', failed ? err.cause : err, { requestId: req.requestId, secrets: [code, flow.verifier, flow.nonce, ...(provider.secrets ?? [])] });
+      return this.failureRedirect(name, failed ? err.failure : 'provider_error', flow);
+    }
+    if (!profile) return this.failureRedirect(name, field('error') ? providerErrorCode(field('error')) : 'login_failed', flow);
+    return this.finishFlow(flow, profile);
+  }
+
+  private provider(name: string): SocialProvider {
+    const provider = this.providers.get(name);
+    if (!provider) throw providerNotFound(name);
+    return provider;
+  }
+
+  // This service's callback for the provider, as the authorization request names it.
+  private callbackUrl(name: string, req: SocialRequest): string {
+    return this.config.absoluteUrl(callbackPath(name), req.origin);
   }
 
   // A new `state` bound to the targeted store; the PKCE verifier and nonce stay server-side.

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import type * as Oidc from 'openid-client';
 import { Clock } from '../../platform/clock/clock.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { SocialService } from '../social/social.service.js';
 import type { Tenant } from '../../kernel/tenant.js';
 import type { ResolvedSso } from '../../platform/config/social-secrets.js';
 import { providerErrorCode, type SocialFailure } from '../social/social.errors.js';
+import { OidcClient, OidcStepError, type OidcClientSettings, type OidcStage } from '../social/oidc-client.js';
 import { ssoNotConfigured, ssoProviderUnavailable } from './sso.errors.js';
 
 // The key of the flow and of linked identities: stable when `ssoName` (what clients see) changes.
@@ -14,7 +14,9 @@ const PROVIDER = 'sso';
 type Claims = Record<string, unknown>;
 
 // What the client hears when a step of the callback fails on this side (the log says why).
-const STEP_FAILURE = { discovery: 'provider_unavailable', token: 'token_exchange_failed', userinfo: 'userinfo_failed' } as const satisfies Record<string, SocialFailure>;
+const STEP_FAILURE = { discovery: 'provider_unavailable', token: 'token_exchange_failed', userinfo: 'userinfo_failed' } as const satisfies Record<OidcStage, SocialFailure>;
+
+const DEFAULT_SCOPES = ['openid', 'email', 'profile'];
 
 // The request being answered, as far as the flow needs it.
 export interface SsoRequest {
@@ -23,16 +25,12 @@ export interface SsoRequest {
   requestId?: string;
 }
 
-// The OpenID Connect client is loaded at the first sign-on, not at boot (most deployments
-// configure none).
-let library: Promise<typeof Oidc> | undefined;
-const openidClient = (): Promise<typeof Oidc> => (library ??= import('openid-client'));
-
 // Single sign-on with an OpenID Connect provider: authorization code with PKCE and a nonce,
 // then the same socialCode hand-over as social login. The service issues its own JWT after.
 @Injectable()
 export class SsoService {
-  private configuration?: Promise<Oidc.Configuration>;
+  // The client shared with the generic sign-in providers (social/oidc-client.ts).
+  private readonly client?: OidcClient;
 
   constructor(
     private readonly social: SocialService,
@@ -40,6 +38,7 @@ export class SsoService {
     private readonly clock: Clock,
   ) {
     this.sso = config.sso;
+    if (this.sso) this.client = new OidcClient(clientSettings(this.sso));
   }
 
   private readonly sso: ResolvedSso | null;
@@ -48,24 +47,17 @@ export class SsoService {
   async start(store: Tenant, requestedRedirect: string | undefined, req: SsoRequest): Promise<string> {
     const sso = this.settings();
     const redirectUrl = this.social.redirectUrl(requestedRedirect);
-    const oidc = await openidClient();
-    const configuration = await this.client().catch((err: unknown) => {
-      this.social.providerFailed(sso.ssoName, 'discovery', err, { requestId: req.requestId });
+    await this.client!.ready().catch((err: unknown) => {
+      this.social.providerFailed(sso.ssoName, 'discovery', err instanceof OidcStepError ? err.cause : err, { requestId: req.requestId });
       throw ssoProviderUnavailable();
     });
-    const verifier = oidc.randomPKCECodeVerifier();
-    const nonce = oidc.randomNonce();
-    const state = await this.social.beginFlow({ provider: PROVIDER, storeId: store.id, redirectUrl, verifier, nonce });
-    return oidc
-      .buildAuthorizationUrl(configuration, {
-        redirect_uri: this.callbackUrl(req.origin),
-        scope: (sso.scopes ?? ['openid', 'email', 'profile']).join(' '),
-        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-        code_challenge_method: 'S256',
-        state,
-        nonce,
-      })
-      .toString();
+    // Single sign-on is OpenID Connect: always a nonce, and an ID token expected.
+    const secrets = await this.client!.secrets(true);
+    const state = await this.social.beginFlow({ provider: PROVIDER, storeId: store.id, redirectUrl, ...secrets });
+    return this.client!.authorizationUrl({ redirectUri: this.callbackUrl(req.origin), scopes: sso.scopes ?? DEFAULT_SCOPES, state, secrets }).catch((err: unknown) => {
+      this.social.providerFailed(sso.ssoName, 'discovery', err instanceof OidcStepError ? err.cause : err, { requestId: req.requestId });
+      throw ssoProviderUnavailable();
+    });
   }
 
   // The provider's return: the client's callback address with a socialCode, or an error.
@@ -87,20 +79,11 @@ export class SsoService {
       return this.social.failureRedirect(sso.ssoName, error, flow);
     }
     let profile: Claims;
-    let stage: keyof typeof STEP_FAILURE = 'discovery';
     try {
-      const oidc = await openidClient();
-      const configuration = await this.client();
-      stage = 'token';
-      const tokens = await oidc.authorizationCodeGrant(configuration, current, { pkceCodeVerifier: flow.verifier, expectedState: params.get('state')!, expectedNonce: flow.nonce });
-      stage = 'userinfo';
-      const idClaims = (tokens.claims() ?? {}) as Claims;
-      const info = configuration.serverMetadata().userinfo_endpoint
-        ? await oidc.fetchUserInfo(configuration, tokens.access_token, typeof idClaims.sub === 'string' ? idClaims.sub : oidc.skipSubjectCheck)
-        : {};
-      profile = { ...idClaims, ...info };
+      profile = await this.client!.claims(current, { state: params.get('state')!, secrets: { verifier: flow.verifier!, nonce: flow.nonce } });
     } catch (err) {
-      this.social.providerFailed(sso.ssoName, stage, err, { requestId: req.requestId, secrets: [params.get('code') ?? undefined, clientSecret, flow.verifier, flow.nonce] });
+      const stage: OidcStage = err instanceof OidcStepError ? err.stage : 'token';
+      this.social.providerFailed(sso.ssoName, stage, err instanceof OidcStepError ? err.cause : err, { requestId: req.requestId, secrets: [params.get('code') ?? undefined, clientSecret, flow.verifier, flow.nonce] });
       return this.social.failureRedirect(sso.ssoName, STEP_FAILURE[stage], flow);
     }
     // The round trip: from GET /sso/login (the flow's start) to this callback's completion.
@@ -137,32 +120,17 @@ export class SsoService {
   private callbackUrl(origin: string): string {
     return this.sso?.settings.redirectUrl ?? (this.config.env.PUBLIC_URL ? this.config.publicUrl('/auth-api/sso/callback') : `${origin}/auth-api/sso/callback`);
   }
+}
 
-  // Discovery when the paths are not configured; the configured paths otherwise. Kept once
-  // it worked; a failed discovery is tried again on the next login.
-  private client(): Promise<Oidc.Configuration> {
-    const { settings, clientSecret } = this.sso!;
-    this.configuration ??= (async () => {
-      const oidc = await openidClient();
-      const host = new URL(settings.tokenHost);
-      const insecure = host.protocol === 'http:' ? { execute: [oidc.allowInsecureRequests] } : undefined;
-      if (!settings.authPath || !settings.tokenPath) return oidc.discovery(host, settings.clientId, clientSecret, undefined, insecure);
-      const at = (path?: string) => (path ? new URL(path, host).toString() : undefined);
-      const configuration = new oidc.Configuration(
-        {
-          issuer: host.toString().replace(/\/$/, ''),
-          authorization_endpoint: at(settings.authPath),
-          token_endpoint: at(settings.tokenPath),
-          userinfo_endpoint: at(settings.userInfoPath),
-          end_session_endpoint: at(settings.logoutPath),
-        },
-        settings.clientId,
-        clientSecret,
-      );
-      if (insecure) oidc.allowInsecureRequests(configuration);
-      return configuration;
-    })();
-    this.configuration.catch(() => (this.configuration = undefined));
-    return this.configuration;
-  }
+// Discovery when the paths are not configured; `tokenHost` plus the configured paths otherwise.
+function clientSettings({ settings, clientSecret }: ResolvedSso): OidcClientSettings {
+  const host = new URL(settings.tokenHost);
+  const at = (path?: string) => (path ? new URL(path, host).toString() : undefined);
+  if (!settings.authPath || !settings.tokenPath) return { issuer: settings.tokenHost, clientId: settings.clientId, clientSecret };
+  return {
+    issuer: host.toString().replace(/\/$/, ''),
+    endpoints: { authorization: at(settings.authPath)!, token: at(settings.tokenPath)!, userinfo: at(settings.userInfoPath), endSession: at(settings.logoutPath) },
+    clientId: settings.clientId,
+    clientSecret,
+  };
 }

@@ -5,6 +5,7 @@ import { ConfigError } from './env.js';
 // after every module's init, so an operator sees all mistakes in one failed boot.
 export class BootChecks {
   private readonly problems = new Set<string>();
+  private readonly deferred: (() => readonly string[])[] = [];
   private asserted = false;
 
   report(problems: readonly string[]): void {
@@ -24,7 +25,15 @@ export class BootChecks {
     }
   }
 
+  // A check that must see what every module's init added (the providers extensions register
+  // then): run by `assert`, before its verdict.
+  defer(check: () => readonly string[]): void {
+    if (this.asserted) throw new Error('a boot check deferred after the boot checks ended');
+    this.deferred.push(check);
+  }
+
   assert(): void {
+    for (const check of this.deferred) this.report(check());
     this.asserted = true;
     if (this.problems.size) throw new ConfigError([...this.problems]);
   }

@@ -584,7 +584,14 @@ export class ServiceSettings {
 }
 
 // Any part of the settings, at any depth: it merges into the defaults as a settings file does.
-type DeepPartial<T> = T extends readonly unknown[] ? T : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> } : T;
+// A Map (the social providers by name) is written as an object of its entries.
+type DeepPartial<T> = T extends readonly unknown[]
+  ? T
+  : T extends Map<infer K, infer V>
+    ? Map<K, V> | { [key in K & string]?: DeepPartial<V> }
+    : T extends object
+      ? { [K in keyof T]?: DeepPartial<T[K]> }
+      : T;
 export type SettingsOverrides = DeepPartial<ServiceSettings>;
 
 export const DEFAULT_SETTINGS_FILE = projectPath('config', 'settings.default.json');
@@ -611,7 +618,9 @@ function readJson(path: string): Record<string, unknown> {
 // field of one verification flow keeps the flow's other defaults); arrays and scalars replace.
 function merge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
   const out = { ...base };
-  for (const [key, value] of Object.entries(over)) {
+  for (const [key, entry] of Object.entries(over)) {
+    // Validated settings given again (a replica's): their Maps merge as the objects they were.
+    const value: unknown = entry instanceof Map ? Object.fromEntries(entry) : entry;
     const prev = out[key];
     const bothObjects = [prev, value].every((v) => v && typeof v === 'object' && !Array.isArray(v));
     out[key] = bothObjects ? merge(prev as Record<string, unknown>, value as Record<string, unknown>) : value;

@@ -1,15 +1,15 @@
-import type { SecretSetting, SocialLoginSettings, SocialProviderName, SocialProviderSetting, SsoSettings } from './social-settings.js';
-import { SOCIAL_PROVIDERS } from './social-settings.js';
+import type { SecretSetting, SocialLoginSettings, SocialProviderEntry, SsoSettings } from './social-settings.js';
 
+// An enabled provider of the settings with the secrets it names read from the environment.
 export interface ResolvedProvider {
-  name: SocialProviderName;
-  setting: SocialProviderSetting;
+  name: string;
+  setting: SocialProviderEntry;
   clientSecret?: string;
   privateKey?: string;
 }
 
 export interface ResolvedSocialLogin {
-  providers: Map<SocialProviderName, ResolvedProvider>;
+  providers: Map<string, ResolvedProvider>;
   // The one address the browser may be sent back to.
   redirectUrl?: string;
 }
@@ -30,31 +30,26 @@ export function resolveSecret(value: SecretSetting | undefined, path: string, en
   return secret || undefined;
 }
 
-// Enabled providers with their secrets, checked at boot: an enabled provider without its
-// secret stops the boot with the provider named (in `problems`, reported by BootChecks).
+// Enabled providers with the secrets they name, checked at boot: a secret named but missing from
+// the environment stops the boot with the provider named (in `problems`, reported by BootChecks).
+// Which settings a provider needs is its own file's check (src/identity/social/providers/).
 export function resolveSocialLogin(
   settings: SocialLoginSettings,
   frontendUrl: string | undefined,
   env: (name: string) => string | undefined,
   problems: string[],
 ): ResolvedSocialLogin {
-  const providers = new Map<SocialProviderName, ResolvedProvider>();
+  const providers = new Map<string, ResolvedProvider>();
   let enabled = 0;
-  for (const name of SOCIAL_PROVIDERS) {
-    const setting = settings.providers[name];
+  for (const [name, setting] of settings.providers ?? []) {
     if (!setting?.enabled) continue;
     enabled++;
     const before = problems.length;
     const path = `settings.socialLogin.providers.${name}`;
     const resolved: ResolvedProvider = { name, setting };
-    if (name === 'apple') {
-      if (!setting.teamId) problems.push(`${path}.teamId is required`);
-      if (!setting.keyId) problems.push(`${path}.keyId is required`);
-      resolved.privateKey = resolveSecret(setting.privateKey, `${path}.privateKey`, env, problems);
-    } else {
-      resolved.clientSecret = resolveSecret(setting.clientSecret, `${path}.clientSecret`, env, problems);
-    }
-    // Only a complete provider gets a strategy; the boot stops on the others anyway.
+    if (setting.clientSecret !== undefined) resolved.clientSecret = resolveSecret(setting.clientSecret, `${path}.clientSecret`, env, problems);
+    if ('privateKey' in setting && setting.privateKey !== undefined) resolved.privateKey = resolveSecret(setting.privateKey, `${path}.privateKey`, env, problems);
+    // Only a complete provider is built; the boot stops on the others anyway.
     if (problems.length === before) providers.set(name, resolved);
   }
   const redirectUrl = settings.redirectUrl ?? (frontendUrl ? `${frontendUrl.replace(/\/$/, '')}/auth/callback` : undefined);

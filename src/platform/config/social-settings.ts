@@ -1,8 +1,10 @@
-import { Type } from 'class-transformer';
-import { Allow, IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateNested } from 'class-validator';
+import { plainToInstance, Transform, Type } from 'class-transformer';
+import { Allow, IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, ValidateNested } from 'class-validator';
 
-export const SOCIAL_PROVIDERS = ['google', 'apple', 'facebook', 'microsoft', 'linkedin', 'gitlab', 'github'] as const;
-export type SocialProviderName = (typeof SOCIAL_PROVIDERS)[number];
+// A sign-in provider's name: its path segment (`/auth-api/auth/<name>`) and the key its accounts
+// are linked under. `sso` is single sign-on's key.
+export const SOCIAL_PROVIDER_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
+export const RESERVED_PROVIDER_NAMES: readonly string[] = ['sso'];
 
 // A secret written in place (discouraged) or `{ "env": "NAME" }`, read from the environment at boot.
 export type SecretSetting = string | { env: string };
@@ -10,6 +12,19 @@ export type SecretSetting = string | { env: string };
 const HTTP_URL = /^https?:\/\/[^\s/]+(\/[^\s]*)?$/;
 const URL_MESSAGE = 'must be an http(s) URL';
 
+// An issuer identifier (OpenID Connect Discovery §2): an http(s) URL without query or fragment.
+function isIssuer(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && !url.search && !url.hash && !url.username && !url.password && HTTP_URL.test(value);
+  } catch {
+    return false;
+  }
+}
+
+// A built-in provider (`google`, `apple`...): what each needs is checked by its own file in
+// src/identity/social/providers/.
 export class SocialProviderSetting {
   @IsBoolean()
   enabled: boolean;
@@ -55,15 +70,91 @@ export class SocialProviderSetting {
   profileUrl?: string;
 }
 
-export class SocialProvidersSettings {
-  @IsOptional() @ValidateNested() @Type(() => SocialProviderSetting) google?: SocialProviderSetting;
-  @IsOptional() @ValidateNested() @Type(() => SocialProviderSetting) apple?: SocialProviderSetting;
-  @IsOptional() @ValidateNested() @Type(() => SocialProviderSetting) facebook?: SocialProviderSetting;
-  @IsOptional() @ValidateNested() @Type(() => SocialProviderSetting) microsoft?: SocialProviderSetting;
-  @IsOptional() @ValidateNested() @Type(() => SocialProviderSetting) linkedin?: SocialProviderSetting;
-  @IsOptional() @ValidateNested() @Type(() => SocialProviderSetting) gitlab?: SocialProviderSetting;
-  @IsOptional() @ValidateNested() @Type(() => SocialProviderSetting) github?: SocialProviderSetting;
+// The claims a generic provider's profile is read from: our field → the claim's name (a dotted
+// path reads a nested claim). Absent keys keep the OpenID Connect names.
+export class OidcClaimsSetting {
+  @IsOptional() @IsString() @MinLength(1) subject?: string;
+  @IsOptional() @IsString() @MinLength(1) email?: string;
+  @IsOptional() @IsString() @MinLength(1) emailVerified?: string;
+  @IsOptional() @IsString() @MinLength(1) name?: string;
+  @IsOptional() @IsString() @MinLength(1) givenName?: string;
+  @IsOptional() @IsString() @MinLength(1) familyName?: string;
+  @IsOptional() @IsString() @MinLength(1) picture?: string;
 }
+
+export const GENERIC_PROVIDER_TYPES = ['oidc'] as const;
+
+// A generic OAuth 2.0 / OpenID Connect provider, configured by settings alone: `"type": "oidc"`.
+export class OidcProviderSetting {
+  @IsIn(GENERIC_PROVIDER_TYPES)
+  type: (typeof GENERIC_PROVIDER_TYPES)[number];
+
+  @IsBoolean()
+  enabled: boolean;
+
+  // The provider's issuer identifier: its discovery document (`{issuer}/.well-known/openid-configuration`)
+  // gives the endpoints unless `authorizationUrl` and `tokenUrl` are both set; ID tokens must name it.
+  @ValidateBy({ name: 'isIssuer', validator: { validate: isIssuer, defaultMessage: () => 'issuer must be an http(s) URL without query or fragment' } })
+  issuer: string;
+
+  @IsOptional()
+  @Matches(HTTP_URL, { message: `authorizationUrl ${URL_MESSAGE}` })
+  authorizationUrl?: string;
+
+  @IsOptional()
+  @Matches(HTTP_URL, { message: `tokenUrl ${URL_MESSAGE}` })
+  tokenUrl?: string;
+
+  // The userinfo endpoint.
+  @IsOptional()
+  @Matches(HTTP_URL, { message: `profileUrl ${URL_MESSAGE}` })
+  profileUrl?: string;
+
+  @IsOptional()
+  @Matches(HTTP_URL, { message: `jwksUrl ${URL_MESSAGE}` })
+  jwksUrl?: string;
+
+  @IsString()
+  @MinLength(1)
+  clientId: string;
+
+  @IsOptional()
+  @Allow()
+  clientSecret?: SecretSetting;
+
+  // `openid email profile` when absent. Without `openid` the sign-in is plain OAuth 2.0: the
+  // profile is the `profileUrl` answer alone.
+  @IsOptional()
+  @IsString({ each: true })
+  scopes?: string[];
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => OidcClaimsSetting)
+  claims?: OidcClaimsSetting;
+}
+
+export type SocialProviderEntry = SocialProviderSetting | OidcProviderSetting;
+
+export const isGenericProvider = (entry: SocialProviderEntry): entry is OidcProviderSetting => 'type' in entry && entry.type !== undefined;
+
+// `providers` as the settings file writes it (an object by name), or as validated settings hold
+// it (a Map, when they are given again as overrides): a Map of entries, each of its own class.
+function toProviderMap({ obj, key }: { obj: Record<string, unknown>; key: string }): unknown {
+  const raw = obj[key];
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+  const entries = raw instanceof Map ? [...(raw as Map<string, unknown>)] : Object.entries(raw);
+  return new Map(
+    entries.map(([name, value]) => {
+      if (!value || typeof value !== 'object' || Array.isArray(value)) return [name, value];
+      const cls = 'type' in value && (value as { type?: unknown }).type !== undefined ? OidcProviderSetting : SocialProviderSetting;
+      return [name, plainToInstance(cls, value, { exposeDefaultValues: true })];
+    }),
+  );
+}
+
+const badProviderNames = (value: unknown): string[] =>
+  value instanceof Map ? [...(value as Map<string, unknown>).keys()].filter((name) => !SOCIAL_PROVIDER_NAME.test(name) || RESERVED_PROVIDER_NAMES.includes(name)) : [];
 
 export class SocialLoginSettings {
   // Where the browser lands after the provider, with `provider` and `socialCode` or `error`;
@@ -72,9 +163,20 @@ export class SocialLoginSettings {
   @Matches(HTTP_URL, { message: `redirectUrl ${URL_MESSAGE}` })
   redirectUrl?: string;
 
-  @ValidateNested()
-  @Type(() => SocialProvidersSettings)
-  providers: SocialProvidersSettings;
+  // By name: a built-in provider (its name: `google`, `apple`, `facebook`, `microsoft`,
+  // `linkedin`, `gitlab`, `github`) or a generic one (`"type": "oidc"`, any other name).
+  @Type(() => Object)
+  @Transform(toProviderMap)
+  @ValidateBy({
+    name: 'providerNames',
+    validator: {
+      validate: (value) => !badProviderNames(value).length,
+      defaultMessage: (args) =>
+        `provider names must be lowercase identifiers of at most 32 characters (letters, digits, _ and -), other than ${RESERVED_PROVIDER_NAMES.join(', ')}: ${badProviderNames(args?.value).join(', ')}`,
+    },
+  })
+  @ValidateNested({ each: true })
+  providers: Map<string, SocialProviderEntry>;
 }
 
 // Single sign-on through an external OpenID Connect provider; absent (null) when not used.

@@ -1,4 +1,4 @@
-import type { ChannelName, ProviderType } from '../../../platform/config/notification-settings.js';
+import type { ChannelName } from '../../../platform/config/notification-settings.js';
 
 export interface OutgoingMessage {
   // Also the idempotency key, where the provider takes one.
@@ -22,10 +22,13 @@ export class ProviderError extends Error {
   }
 }
 
-// Port: one delivery service (SMTP server, Twilio, OneSignal).
+// Port: one delivery service (SMTP server, Twilio, OneSignal, or an extension's own, registered
+// with ProviderRegistry.register).
 export interface NotificationProvider {
+  // Recorded on each delivery attempt and as `deliveredBy`: an identifier.
   readonly name: string;
-  readonly type: ProviderType;
+  // The kind of service: `smtp`, `twilio`, `onesignal`, or an extension's word.
+  readonly type: string;
   send(message: OutgoingMessage): Promise<void>;
   close?(): Promise<void>;
 }
