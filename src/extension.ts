@@ -112,6 +112,11 @@ export { Column, CreateDateColumn, DataSource, Entity, Index, PrimaryColumn, Pri
 // Notifications (templates: the definition's `templates`, or the settings').
 export { NotificationModule } from './delivery/notification/notification.module.js';
 export { NotificationService, type SendRequest } from './delivery/notification/notification.service.js';
+// Providers (global registries: inject one and register from your module's onModuleInit).
+export { SocialProviderRegistry } from './identity/social/social-provider-registry.js';
+export { SocialProviderError, type SocialAuthorizationRequest, type SocialCallback, type SocialProfile, type SocialProvider, type SocialProviderFailure } from './identity/social/social-provider.js';
+export { ProviderRegistry as NotificationProviderRegistry, type ProviderPlacement } from './delivery/notification/provider-registry.js';
+export { ProviderError, type NotificationProvider, type OutgoingMessage } from './delivery/notification/providers/provider.js';
 // The configuration, read-only: the environment and the service's settings (paging limits...).
 export { AppConfig } from './platform/config/app-config.js';
 // Time as the service sees it (tests move it).
