@@ -9,7 +9,7 @@ import { NotificationEntity } from './delivery/notification/notification.entity.
 import { PermissionGrantEntity, UserGroupEntity, UserGroupMemberEntity } from './identity/access/access.entity.js';
 import { SessionEntity } from './identity/session/session.entity.js';
 import { RefreshTokenEntity } from './identity/token/refresh-token.entity.js';
-import { SigningKeyEntity } from './identity/token/signing-key.entity.js';
+import { SigningKeyEntity } from './identity/signing-key/signing-key.entity.js';
 import { SocialCodeEntity, SocialIdentityEntity } from './identity/social/social.entity.js';
 import { StoreEntity } from './identity/store/store.entity.js';
 import { UserEntity } from './identity/user/user.entity.js';

@@ -21,7 +21,7 @@ import {
   toSessionResponse,
   type SessionView,
 } from './auth.dto.js';
-import { KeyService } from '../token/key.service.js';
+import { KeyService } from '../signing-key/key.service.js';
 import { LoginTokenService } from '../token/login-tokens.service.js';
 import { TokenCookies } from '../token/token-cookies.js';
 import { AuthService } from './auth.service.js';

@@ -7,7 +7,7 @@ import { BootChecks } from '../../platform/config/boot-checks.js';
 import { serviceUrl } from '../../platform/config/service-url.js';
 import { SigningThread } from '../../platform/crypto/signing-thread.js';
 import { AppError } from '../../kernel/errors.js';
-import { KeyService } from './key.service.js';
+import { KeyService } from '../signing-key/key.service.js';
 import { PENDING_ACR, type Acr } from '../../kernel/assurance.js';
 
 export type TokenUse = 'access' | 'bucket';

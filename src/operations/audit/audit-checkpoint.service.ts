@@ -1,7 +1,7 @@
 import { sign, type KeyObject } from 'node:crypto';
 import { Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
-import { KeyService } from '../../identity/token/key.service.js';
+import { KeyService } from '../../identity/signing-key/key.service.js';
 import { EventPublisher } from '../../delivery/broker/event-publisher.js';
 import { auditTopic } from '../../delivery/broker/topics.js';
 import { Clock } from '../../platform/clock/clock.js';

@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { TokenModule } from '../../identity/token/token.module.js';
+import { SigningKeyModule } from '../../identity/signing-key/signing-key.module.js';
 import { AuditLog } from '../../kernel/audit.js';
 import { BrokerModule } from '../../delivery/broker/broker.module.js';
 import { AppConfig } from '../../platform/config/app-config.js';
@@ -10,10 +10,10 @@ import { AuditRepository } from './audit.repository.js';
 import { AuditService } from './audit.service.js';
 
 // Global: every feature injects the kernel's `AuditLog` port without importing this module.
-// The token feature's `KeyService` signs the chain's checkpoints.
+// The signing-key feature's `KeyService` signs the chain's checkpoints.
 @Global()
 @Module({
-  imports: [BrokerModule, TokenModule],
+  imports: [BrokerModule, SigningKeyModule],
   controllers: [AuditController],
   providers: [
     { provide: AuditChainKeys, inject: [AppConfig], useFactory: (config: AppConfig) => AuditChainKeys.fromEnv(config.env) },

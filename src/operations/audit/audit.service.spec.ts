@@ -1,7 +1,7 @@
 import { generateKeyPairSync, verify as verifySignature } from 'node:crypto';
 import { describe, expect, it, jest } from '@jest/globals';
 import type { PinoLogger } from 'nestjs-pino';
-import type { KeyService } from '../../identity/token/key.service.js';
+import type { KeyService } from '../../identity/signing-key/key.service.js';
 import type { EventPublisher } from '../../delivery/broker/event-publisher.js';
 import { ManualClock } from '../../platform/clock/clock.js';
 import type { AppConfig } from '../../platform/config/app-config.js';
