@@ -2,9 +2,12 @@
 // src/kernel/audit.ts). The page is never edited by hand; .ci/run fails while it differs.
 //   npm run docs:audit            rewrite the page
 //   npm run docs:audit -- --check exit 1 when the page is stale
+// With SERVICE_EXTENSIONS set, the extensions' actions follow the service's, as that deployment
+// records them (SERVICE_EXTENSIONS=./examples/support-tickets npm run docs:audit).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { loadExtensions } from '../src/extensions.js';
 import { AUDIT_ACTIONS } from '../src/kernel/audit.js';
 import { projectPath } from '../src/platform/config/project-path.js';
 
@@ -19,14 +22,15 @@ Every action the audit log can record ([Audit log](audit-log.md)). Filter the li
 topic \`<SERVICE_CODENAME>-audit-<action with dots as dashes>\` (\`auth-audit-user-login-failed\`).
 `;
 
-export function renderAuditDoc(): string {
-  const rows = Object.entries(AUDIT_ACTIONS).map(([action, meaning]) => `| \`${action}\` | \`${action.replaceAll('.', '-')}\` | ${meaning} |`);
+export function renderAuditDoc(added: Readonly<Record<string, string>> = {}): string {
+  const rows = Object.entries({ ...AUDIT_ACTIONS, ...added }).map(([action, meaning]) => `| \`${action}\` | \`${action.replaceAll('.', '-')}\` | ${meaning} |`);
   return [INTRO, '| Action | Topic suffix | Recorded when |', '|---|---|---|', ...rows, ''].join('\n');
 }
 
-function main(check: boolean): void {
+async function main(check: boolean): Promise<void> {
   const path = projectPath(AUDIT_DOC);
-  const rendered = renderAuditDoc();
+  const named = process.env.SERVICE_EXTENSIONS?.trim();
+  const rendered = renderAuditDoc(named ? Object.assign({}, ...(await loadExtensions(named)).map((e) => e.auditActions ?? {})) : {});
   if (!check) {
     writeFileSync(path, rendered);
     console.log(`wrote ${AUDIT_DOC}`);
@@ -36,4 +40,4 @@ function main(check: boolean): void {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) main(process.argv.includes('--check'));
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) void main(process.argv.includes('--check'));
