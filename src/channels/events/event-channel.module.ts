@@ -4,7 +4,6 @@ import { AuthModule } from '../../identity/auth/auth.module.js';
 import { BrokerModule } from '../../delivery/broker/broker.module.js';
 import { StoreModule } from '../../identity/store/store.module.js';
 import { UserModule } from '../../identity/user/user.module.js';
-import { VerificationModule } from '../../identity/verification/verification.module.js';
 import { EventAccessService } from './event-access.service.js';
 import { EventBridge } from './event-bridge.js';
 import { EventHub } from './event-hub.js';
@@ -17,7 +16,7 @@ import { EventsService } from './events.service.js';
 // /events/{name}/stream over the broker, with one authorization for both. (DomainEvents, the
 // internal bus, is the global EventsModule.)
 @Module({
-  imports: [BrokerModule, AuthModule, ApiKeyModule, StoreModule, UserModule, VerificationModule],
+  imports: [BrokerModule, AuthModule, ApiKeyModule, StoreModule, UserModule],
   controllers: [EventsController],
   providers: [EventAccessService, EventPrincipals, EventHub, EventsService, EventsGateway, EventBridge],
   exports: [EventsService],

@@ -5,10 +5,11 @@ import { Clock } from '../../platform/clock/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { DatabaseNotifications } from '../../platform/database/database-notifications.js';
+import type { CallerCredentials } from '../../identity/auth/caller-resolver.js';
 import { StoreService } from '../../identity/store/store.service.js';
 import { EventAccessService, MessageContext, type Subscriber } from './event-access.service.js';
 import { asChannelFailure } from './event-errors.js';
-import { EventPrincipals, type Credentials } from './event-principals.js';
+import { EventPrincipals } from './event-principals.js';
 import type { CompiledSubscription, CompiledTopic } from './event-subscriptions.js';
 
 // A transport's side of delivery: one payload on one topic to several of its clients at once
@@ -22,7 +23,7 @@ export interface EventClient {
   readonly id: string;
   readonly subscription: CompiledSubscription;
   readonly transport: EventTransport;
-  readonly credentials: Credentials;
+  readonly credentials: CallerCredentials;
   subscriber: Subscriber;
   // Client-facing topic names it holds.
   readonly topics: Set<string>;

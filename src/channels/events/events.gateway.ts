@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { ConnectedSocket, MessageBody, SubscribeMessage, WebSocketGateway, type OnGatewayConnection, type OnGatewayDisconnect, type OnGatewayInit } from '@nestjs/websockets';
 import type { Namespace, Socket } from 'socket.io';
+import type { CallerCredentials } from '../../identity/auth/caller-resolver.js';
 import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { asChannelFailure, channelError } from './event-errors.js';
 import type { EventClient, EventTransport } from './event-hub.js';
-import type { Credentials } from './event-principals.js';
 import { EventsService } from './events.service.js';
 
 // Matched by EventsIoAdapter against the configured subscription names only: Socket.IO creates
@@ -122,7 +122,7 @@ export class EventsGateway implements OnGatewayInit, OnGatewayConnection, OnGate
     if (typeof auth.token === 'string' && auth.token) headers.authorization = /^Bearer\s/i.test(auth.token) ? auth.token : `Bearer ${auth.token}`;
     const query = socket.handshake.query as Record<string, unknown>;
     const named = [auth.tenantCodename, headers[this.storeHeader], query._store].find((v) => typeof v === 'string' && v);
-    const credentials: Credentials = { headers, query, codename: named as string | undefined, route: HANDSHAKE_ROUTE };
+    const credentials: CallerCredentials = { headers, query, codename: named as string | undefined, route: HANDSHAKE_ROUTE };
     const { subscriber } = await this.events.authenticate(credentials);
     const client: SocketClient = {
       id: randomUUID(),

@@ -6,7 +6,8 @@ import { BootChecks } from '../../platform/config/boot-checks.js';
 import { CorsPolicy } from '../../platform/config/cors.js';
 import { EventAccessService, type SubscribeResult } from './event-access.service.js';
 import { EventHub, type EventClient } from './event-hub.js';
-import { EventPrincipals, type ConnectionPrincipal, type Credentials } from './event-principals.js';
+import type { CallerCredentials } from '../../identity/auth/caller-resolver.js';
+import { EventPrincipals, type ConnectionPrincipal } from './event-principals.js';
 import { compileSubscriptions, type CompiledSubscription } from './event-subscriptions.js';
 
 const TOPIC_NAME_MAX = 200;
@@ -46,7 +47,7 @@ export class EventsService {
     }
   }
 
-  authenticate(credentials: Credentials): Promise<ConnectionPrincipal> {
+  authenticate(credentials: CallerCredentials): Promise<ConnectionPrincipal> {
     return this.principals.authenticate(credentials);
   }
 

@@ -26,7 +26,7 @@ import { LoginTokenService } from '../token/login-tokens.service.js';
 import { TokenCookies } from '../token/token-cookies.js';
 import { AuthService } from './auth.service.js';
 import { explainRootFallback } from './root-fallback.js';
-import { AuthenticationService } from './authentication.service.js';
+import { CallerResolver } from './caller-resolver.js';
 
 @ApiTags('auth')
 @Controller('auth-api')
@@ -35,7 +35,7 @@ export class AuthController {
 
   constructor(
     private readonly auth: AuthService,
-    private readonly authentication: AuthenticationService,
+    private readonly callers: CallerResolver,
     private readonly sessions: SessionService,
     private readonly keys: KeyService,
     private readonly stores: StoreService,
@@ -72,7 +72,7 @@ export class AuthController {
   async logout(@Req() req: ContextRequest, @Body() input: LogoutInput, @Res({ passthrough: true }) res: Response) {
     // An expired access token cannot end its session; the refresh token still names it.
     const session =
-      (await this.authentication.tryAuthenticate(req))?.session ?? (input?.refreshToken ? await this.loginTokens.sessionOf(req.ctx.store!, input.refreshToken) : undefined);
+      (await this.callers.tryLogin(req, req.ctx.store!))?.session ?? (input?.refreshToken ? await this.loginTokens.sessionOf(req.ctx.store!, input.refreshToken) : undefined);
     if (session) {
       await this.sessions.end(session.storeId, { id: session.sessionId }, (_count, tx) =>
         this.audit.record({ storeId: session.storeId, action: 'user.logout', outcome: 'success', actor: auditActor(session), target: { type: 'session', id: session.sessionId } }, auditContext(req, session.sessionId), tx),

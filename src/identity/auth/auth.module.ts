@@ -10,7 +10,7 @@ import { VerificationModule } from '../verification/verification.module.js';
 import { AuthController } from './auth.controller.js';
 import { AuthGuard } from './auth.guard.js';
 import { AuthService } from './auth.service.js';
-import { AuthenticationService } from './authentication.service.js';
+import { CallerResolver } from './caller-resolver.js';
 import { IntrospectionService } from './introspection.service.js';
 import { TokenController } from './token.controller.js';
 import { TokenModule } from '../token/token.module.js';
@@ -18,7 +18,7 @@ import { TokenModule } from '../token/token.module.js';
 @Module({
   imports: [TokenModule, UserModule, SessionModule, StoreModule, ApiKeyModule, VerificationModule, AccessModule, RemoteSessionModule],
   controllers: [AuthController, TokenController],
-  providers: [AuthenticationService, AuthService, IntrospectionService, { provide: APP_GUARD, useClass: AuthGuard }],
-  exports: [AuthenticationService, AuthService, SessionModule, TokenModule],
+  providers: [CallerResolver, AuthService, IntrospectionService, { provide: APP_GUARD, useClass: AuthGuard }],
+  exports: [CallerResolver, AuthService, SessionModule, TokenModule],
 })
 export class AuthModule {}

@@ -1,4 +1,5 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { Clock } from '../../platform/clock/clock.js';
 import { AppError } from '../../kernel/errors.js';
@@ -44,8 +45,8 @@ export class MachineAuthService implements OnModuleInit {
     this.checks.report(problems);
   }
 
-  hasToken(req: ContextRequest): boolean {
-    return typeof req.headers[this.header] === 'string';
+  hasToken(credentials: { headers: IncomingHttpHeaders }): boolean {
+    return typeof credentials.headers[this.header] === 'string';
   }
 
   // The calling service's name, or 401 / 403.

@@ -1,6 +1,19 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { parse as parseCookie } from 'cookie';
 import type { ApiKeySettings } from '../../platform/config/settings.js';
 import type { Request } from 'express';
+
+// Where a credential may be, whatever carried it: an HTTP request is one as it is (nothing is
+// copied per request); a Socket.IO handshake or an event stream hands its headers and query.
+export interface PresentedCredentials {
+  readonly headers: IncomingHttpHeaders;
+  readonly query?: Record<string, unknown>;
+  // An API key's place may be a body property (settings apiKeys.location).
+  readonly body?: unknown;
+  // HTTP requests only: Express parses `query` on each read, so it is read only when this URL has
+  // a query string. Without it (a handshake's query, kept as it came), `query` is read as it is.
+  readonly originalUrl?: string;
+}
 
 // `<project>-access-token` at root, `<project>-access-token-<codename>` for a store.
 export function accessTokenName(project: string, codename: string, rootCodename: string): string {
@@ -19,7 +32,7 @@ export function cookieValue(req: Request, name: string): string | undefined {
 
 // An API key from the configured place: a bearer value with the key prefix, or a named
 // header, query parameter, cookie or body property.
-export function extractApiKey(req: Request, settings: ApiKeySettings, keyPrefix: string): string | undefined {
+export function extractApiKey(req: PresentedCredentials, settings: ApiKeySettings, keyPrefix: string): string | undefined {
   const { location, fieldName } = settings;
   let value: unknown;
   if (location === 'bearer') {
@@ -35,7 +48,7 @@ export function extractApiKey(req: Request, settings: ApiKeySettings, keyPrefix:
 // The spec's order: query `access_token`, `Authorization: Bearer`, the custom header, the
 // cookie. The first place that holds a token decides; a bad token there is not retried elsewhere.
 // `isApiKey` recognises a bearer value that is an API key, not a JWT.
-export function extractToken(req: Request, names: string[], isApiKey: (value: string) => boolean = () => false): string | undefined {
+export function extractToken(req: PresentedCredentials, names: string[], isApiKey: (value: string) => boolean = () => false): string | undefined {
   const query = queryOf(req)?.access_token;
   if (typeof query === 'string' && query) return query;
   const bearer = bearerValue(req);
@@ -53,12 +66,12 @@ export function extractToken(req: Request, names: string[], isApiKey: (value: st
   return undefined;
 }
 
-// Express parses the query string on each read of `req.query`: read only when the URL has one (a
-// request the event channel builds carries its query as it is, with no URL).
-function queryOf(req: Request): Request['query'] | undefined {
+// Express parses the query string on each read of `req.query`: read only when the URL has one
+// (credentials the event channel hands carry their query as it is, with no URL).
+function queryOf(req: PresentedCredentials): PresentedCredentials['query'] {
   return req.originalUrl === undefined || req.originalUrl.includes('?') ? req.query : undefined;
 }
 
-function bearerValue(req: Request): string | undefined {
+function bearerValue(req: PresentedCredentials): string | undefined {
   return /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
 }
