@@ -10,6 +10,8 @@ export default {
   globalSetup: '<rootDir>/test/global-setup.js',
   globalTeardown: '<rootDir>/test/global-teardown.js',
   testTimeout: 30000,
+  // At the end, each skipped suite or test with the reason its title gives.
+  reporters: ['default', '<rootDir>/test/skipped-reporter.js'],
   // Three workers on CI's two cores: the suites wait on I/O (sockets, child processes, timers) a
   // good part of the time, and with two workers the cores stood idle a quarter of it. The
   // PostgreSQL + Redis run on one machine: 419 s with two, 295 s with three.
