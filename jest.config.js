@@ -5,8 +5,9 @@ export default {
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true }] },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
-  // The whole error catalogue, as src/app.module.ts registers it, for specs that build no app.
-  setupFiles: ['<rootDir>/test/setup-errors.ts'],
+  // The whole error catalogue, as src/app.module.ts registers it, for specs that build no app;
+  // then the console without one library's expected warning.
+  setupFiles: ['<rootDir>/test/setup-errors.ts', '<rootDir>/test/setup-console.ts'],
   globalSetup: '<rootDir>/test/global-setup.js',
   globalTeardown: '<rootDir>/test/global-teardown.js',
   testTimeout: 30000,
