@@ -17,4 +17,9 @@ export default {
   // good part of the time, and with two workers the cores stood idle a quarter of it. The
   // PostgreSQL + Redis run on one machine: 419 s with two, 295 s with three.
   maxWorkers: 3,
+  // A worker that is done leaves no handle open, but its exit frees its heap (each test file loads
+  // the application into it again: a GB or more by the end of a run), and that took 1.2-1.6 s on
+  // a loaded machine even after two files. Past Jest's 500 ms default the worker is killed and the
+  // run ends with "A worker process has failed to exit gracefully".
+  workerGracefulExitTimeout: 10_000,
 };
