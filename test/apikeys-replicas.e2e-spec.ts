@@ -11,7 +11,7 @@ const HEADER = 'svc-store-codename';
 // Without Redis each instance caches API-key sessions in its own memory for up to a day (by
 // design), so a deletion on one cannot reach the other.
 
-describeWithRedis('API keys on two replicas (needs REDIS_URL: the key-session cache is per instance without it)', () => {
+describeWithRedis('API keys on two replicas', 'the key-session cache is per instance without it', () => {
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {

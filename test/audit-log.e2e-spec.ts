@@ -8,7 +8,7 @@ import { chainHash } from '../src/operations/audit/audit-chain.js';
 import { AuditCheckpointService } from '../src/operations/audit/audit-checkpoint.service.js';
 import { AuditService } from '../src/operations/audit/audit.service.js';
 import { EventPublisher } from '../src/delivery/broker/event-publisher.js';
-import { expectError, waitFor, login, PASSWORD, SUPER_ADMIN, registerStore, startApp, updateStoreRow, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
+import { describeIf, expectError, waitFor, login, PASSWORD, SUPER_ADMIN, registerStore, startApp, updateStoreRow, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
 
 // The audit log seen from its readers: what each wired action records (and never a secret), that
 // nothing queued is lost at shutdown, the hash chain and its check, retention, the filters and
@@ -568,7 +568,7 @@ describe('audit log: shutdown and retention', () => {
 // The service's own embedded database (no DATABASE_URL): one transaction at a time, so no chain
 // lock; an append checks, in its one statement, that the store's last entry is still the one it
 // chained to. The PostgreSQL run has nothing to add here.
-const describeEmbedded = process.env.DATABASE_URL ? describe.skip : describe;
+const describeEmbedded = describeIf(!process.env.DATABASE_URL, 'for the embedded database only, and DATABASE_URL is set');
 
 describeEmbedded('audit log on the embedded database', () => {
   it('sign-ins at once make one chain; an entry gone from under the process, the next links to what is there', async () => {
@@ -594,7 +594,7 @@ describeEmbedded('audit log on the embedded database', () => {
 // Two replicas on one PostgreSQL database writing one store's chain, sign-ins alternating and at
 // once: each remembers the last entry it wrote, and its guess is wrong whenever the other wrote
 // since; the chain stays one, numbered without a gap. (The embedded database is one process's.)
-const describePostgres = process.env.DATABASE_URL ? describe : describe.skip;
+const describePostgres = describeIf(process.env.DATABASE_URL, 'needs DATABASE_URL: two replicas on one PostgreSQL');
 
 describePostgres('audit log on PostgreSQL with two replicas', () => {
   it('sign-ins on both replicas, alternating and at once, make one chain', async () => {

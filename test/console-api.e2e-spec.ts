@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { AuditService } from '../src/operations/audit/audit.service.js';
 import { COUNT_PER_PERIOD_SQL } from '../src/operations/audit/audit.repository.js';
 import { DAY_MS, ManualClock } from '../src/platform/clock/clock.js';
-import { expectError, login, PASSWORD, registerStore, startApp, SUPER_ADMIN, unique, uniqueEmail, waitFor, type RegisteredStore, type TestApp } from './helpers.js';
+import { describeIf, expectError, login, PASSWORD, registerStore, startApp, SUPER_ADMIN, unique, uniqueEmail, waitFor, type RegisteredStore, type TestApp } from './helpers.js';
 
 // The routes the admin console (issue 28) calls, as any client calls them: the users list's
 // search, the targeted store read and changed (isActive by SaaS administrators only), every store
@@ -502,9 +502,9 @@ describe('the console API with PBAC', () => {
 // Two replicas on one PostgreSQL: the one that did not make the change hears it from the database
 // (the embedded database delivers a notification only to the connection that caused it, so its
 // replicas in one test run do not hear each other; a deployment runs one replica on it).
-const describeOnPostgres = process.env.DATABASE_URL ? describe : describe.skip;
+const describeOnPostgres = describeIf(process.env.DATABASE_URL, 'needs DATABASE_URL: replicas hear store changes through PostgreSQL');
 
-describeOnPostgres('the console API on two replicas (needs DATABASE_URL: replicas hear store changes through PostgreSQL)', () => {
+describeOnPostgres('the console API on two replicas', () => {
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {

@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { AuditService } from '../src/operations/audit/audit.service.js';
 import { DataSource } from 'typeorm';
 import { ManualClock } from '../src/platform/clock/clock.js';
 import { projectPath } from '../src/platform/config/project-path.js';
-import { CHROMIUM, freePort, login, PASSWORD, registerStore, startApp, SUPER_ADMIN, unique, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
+import { CHROMIUM, describeIf, freePort, login, PASSWORD, registerStore, startApp, SUPER_ADMIN, unique, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
 import { codeAt, TOTP_STEP_MS } from './totp-codes.js';
 
 // The admin console (docs/console.md) in a real browser: Debian's Chromium driven by
@@ -14,11 +14,9 @@ import { codeAt, TOTP_STEP_MS } from './totp-codes.js';
 
 const BUILT = existsSync(projectPath('dist', 'console', 'index.html'));
 const SHOTS = projectPath('test-output', 'console');
-// Skipped, with the reason in its name, without Chromium or without a built console.
-const describeInBrowser = CHROMIUM && BUILT ? describe : describe.skip;
-const reason = !CHROMIUM ? 'skipped: Chromium is not installed' : !BUILT ? 'skipped: the console is not built (npm run build)' : 'Chromium';
+const describeInBrowser = describeIf(CHROMIUM && BUILT, !CHROMIUM ? 'needs Chromium, none is installed' : 'needs the built console (npm run build)');
 
-describeInBrowser(`the admin console in a real browser (${reason})`, () => {
+describeInBrowser('the admin console in a real browser (Chromium)', () => {
   let t: TestApp;
   let browser: Browser;
   let origin: string;

@@ -71,7 +71,7 @@ async function browse(url: string, reports: Report[]): Promise<Report> {
   }
 }
 
-describeWithChromium('CORS seen by a browser (headless Chromium; skipped when Chromium is not installed)', () => {
+describeWithChromium('CORS seen by a browser (headless Chromium)', () => {
   let t: TestApp;
   const target: Partial<Target> = {};
   let allowed: Awaited<ReturnType<typeof pageServer>>;

@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { expect, it } from '@jest/globals';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +7,7 @@ import pg from 'pg';
 import { EmbeddedPostgres } from '../src/platform/database/embedded-postgres.js';
 import { MIGRATIONS } from '../src/platform/database/data-source-options.js';
 import { loadTemplate, templateDirectory } from '../src/platform/database/embedded-template.js';
+import { describeIf, itIf } from './conditions.js';
 
 // A first boot on a new data directory starts from the template the build made (no initdb at
 // boot); later boots reopen that directory, keeping what was written, and ignore the template.
@@ -22,10 +23,10 @@ async function query(db: EmbeddedPostgres, sql: string): Promise<unknown[]> {
 }
 
 // The embedded database only: the PostgreSQL run has nothing to add to it.
-const describeEmbedded = process.env.DATABASE_URL ? describe.skip : describe;
+const describeEmbedded = describeIf(!process.env.DATABASE_URL, 'for the embedded database only, and DATABASE_URL is set');
 // The build's template (npm run build; CI builds before it tests): a test run from the sources
 // alone has none, and its first boots run initdb and the migrations instead.
-const itWithBuild = templateDirectory() ? it : it.skip;
+const itWithBuild = itIf(templateDirectory(), 'needs the build\'s template (npm run build)');
 
 describeEmbedded('embedded database template', () => {
   it('a first boot starts from the template; the next boot reopens the data written, not the template', async () => {

@@ -61,7 +61,7 @@ describe('notification event rules on the broker', () => {
   });
 });
 
-describeWithRedis('notification event rules on two replicas (needs REDIS_URL: the in-memory broker is one process by design)', () => {
+describeWithRedis('notification event rules on two replicas', 'the in-memory broker is one process by design', () => {
   let one: TestApp;
   let two: TestApp;
   let store: RegisteredStore;

@@ -7,7 +7,7 @@ import { login, PASSWORD, registerStore, startApp, uniqueEmail, waitFor, type Te
 // ends streams held by the other.
 const HEADER = 'svc-store-codename';
 
-describeWithRedis('event channel on two replicas (needs REDIS_URL: the in-memory broker is one process by design)', () => {
+describeWithRedis('event channel on two replicas', 'the in-memory broker is one process by design', () => {
   let one: TestApp;
   let two: TestApp;
   let baseTwo: string;

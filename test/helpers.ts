@@ -1,7 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { describe, expect } from '@jest/globals';
+import { expect } from '@jest/globals';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import type TestAgent from 'supertest/lib/agent.js';
@@ -10,6 +10,7 @@ import type { Extension } from '../src/extension.js';
 import type { Clock } from '../src/platform/clock/clock.js';
 import type { SettingsOverrides } from '../src/platform/config/settings.js';
 import { DatabaseNotifications } from '../src/platform/database/database-notifications.js';
+import { describeIf } from './conditions.js';
 
 export const PASSWORD = 'correct horse battery';
 
@@ -145,13 +146,12 @@ export async function updateStoreRow(apps: RunningApp[], storeId: string, set: R
   await Promise.race([Promise.all(heard), late]).finally(() => clearTimeout(timer));
 }
 
-// Debian's Chromium (or another installed one) for the browser suites, which skip without it
-// and say so in their titles. No browser is ever downloaded.
+// Debian's Chromium (or another installed one) for the browser suites, which skip without it.
+// No browser is ever downloaded.
 export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => existsSync(p));
-export const describeWithChromium = CHROMIUM ? describe : describe.skip;
+export const describeWithChromium = describeIf(CHROMIUM, 'needs Chromium, none is installed');
 
-// Suites that need a second replica sharing Redis; each names in its title why it needs it.
-export const describeWithRedis = process.env.REDIS_URL ? describe : describe.skip;
+export { describeIf, describeWithRedis, itIf } from './conditions.js';
 
 // pino's levels: 40 is warn, 50 error.
 export type LogLine = { level: number; msg?: string } & Record<string, unknown>;

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { login, PASSWORD, registerStore, startApp, unique, uniqueEmail, waitFor, type Login, type RegisteredStore, type TestApp } from './helpers.js';
+import { describeIf, login, PASSWORD, registerStore, startApp, unique, uniqueEmail, waitFor, type Login, type RegisteredStore, type TestApp } from './helpers.js';
 import { smtp, startMailServer, type MailServer } from './mail-server.js';
 import { followRedirects, startOAuthServer, type OAuthPeer } from './oauth-peers.js';
 import { PrivatePostgres, PrivateRedis, privateServersAvailable } from './private-servers.js';
@@ -25,9 +25,9 @@ const V = '/auth-api/verification-services';
 // Writes with this value violate the constraints the test adds.
 const REFUSED = 'Refused By Test';
 
-const describeWithServers = privateServersAvailable ? describe : describe.skip;
+const describeWithServers = describeIf(privateServersAvailable, 'needs PostgreSQL binaries in /usr/lib/postgresql/15/bin or PG_BIN, and redis-server');
 
-describeWithServers('nothing secret in the log (needs PostgreSQL binaries in /usr/lib/postgresql/15/bin or PG_BIN, and redis-server)', () => {
+describeWithServers('nothing secret in the log', () => {
   let pgServer: PrivatePostgres;
   let redis: PrivateRedis;
   let t: TestApp;

@@ -58,7 +58,7 @@ describe('concurrent password guesses', () => {
 });
 
 
-describeWithRedis('concurrent password guesses on two replicas (needs REDIS_URL: in-process counters are per instance by design)', () => {
+describeWithRedis('concurrent password guesses on two replicas', 'in-process counters are per instance by design', () => {
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {
@@ -139,7 +139,7 @@ describe('one password policy', () => {
   });
 });
 
-describeWithRedis('two deployments on one Redis (needs REDIS_URL: in-process counters are never shared)', () => {
+describeWithRedis('two deployments on one Redis', 'in-process counters are never shared', () => {
   let first: TestApp;
   let second: TestApp;
   beforeAll(async () => {

@@ -175,7 +175,7 @@ describe('machine tokens (test mode)', () => {
 });
 
 
-describeWithRedis('machine tokens on two replicas (needs REDIS_URL: without it each instance remembers its own jtis, by design)', () => {
+describeWithRedis('machine tokens on two replicas', 'without it each instance remembers its own jtis, by design', () => {
   let a: TestApp;
   let b: TestApp;
   let fx: KeyFixture;

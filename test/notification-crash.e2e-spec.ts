@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, expect, it } from '@jest/globals';
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +10,7 @@ import { SMTPServer } from 'smtp-server';
 import { EmbeddedPostgres } from '../src/platform/database/embedded-postgres.js';
 import { QUEUE_NAME } from '../src/delivery/notification/bullmq-queue.js';
 import type { CrashPoint, FromWorker, ToWorker, WorkerOptions } from './fixtures/notification-worker.js';
+import { describeWithRedis } from './conditions.js';
 
 // Crash safety of notification delivery with real Redis (BullMQ): a replica dies in the middle
 // of a job and another one takes the job over once its lock expires.
@@ -31,11 +32,6 @@ const REDIS_URL = process.env.REDIS_URL;
 const LOCK_MS = 1500;
 const FIXTURE = fileURLToPath(new URL('./fixtures/notification-worker.ts', import.meta.url));
 const RUN_TS = fileURLToPath(new URL('./fixtures/run-ts.mjs', import.meta.url));
-
-const describeWithRedis = REDIS_URL ? describe : describe.skip;
-const title = REDIS_URL
-  ? 'notification delivery survives a replica that dies (BullMQ on Redis)'
-  : 'notification delivery survives a replica that dies (skipped: needs REDIS_URL for BullMQ)';
 
 // ------------------------------------------------------------------------------ helpers
 
@@ -170,7 +166,7 @@ class Replica {
 
 // ------------------------------------------------------------------------------ the tests
 
-describeWithRedis(title, () => {
+describeWithRedis('notification delivery survives a replica that dies (BullMQ on Redis)', 'BullMQ keeps its jobs there', () => {
   const serviceCodename = `crash-${randomBytes(5).toString('hex')}`;
   const prefix = `svc:${serviceCodename}:bull`;
   const replicas: Replica[] = [];

@@ -7,7 +7,7 @@ import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import type { Response } from 'supertest';
 import { Authenticated, Public, USER_ONLY } from '../src/kernel/policy.js';
 import { PolicyAudit } from '../src/kernel/policy-audit.js';
-import { PASSWORD, startApp, unique, uniqueEmail, waitFor, type TestApp } from './helpers.js';
+import { describeIf, PASSWORD, startApp, unique, uniqueEmail, waitFor, type TestApp } from './helpers.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -282,7 +282,7 @@ describe('the log on standard output', () => {
 
 // A developer's terminal: `script` gives the service a pseudo-terminal as its standard output.
 const hasScript = spawnSync('script', ['--version']).status === 0;
-const describeWithPty = hasScript ? describe : describe.skip;
+const describeWithPty = describeIf(hasScript, 'needs `script` from util-linux');
 
 async function outputInTerminal(nodeEnv: string, settings: Record<string, string> = {}): Promise<string> {
   const env = { ...settings, PATH: process.env.PATH, NODE_ENV: nodeEnv, HOST: '127.0.0.1', PORT: '0', DATA_DIR: ':memory:', LOG_LEVEL: 'info', DOCS_ENABLED: 'false' };
@@ -305,7 +305,7 @@ async function outputInTerminal(nodeEnv: string, settings: Record<string, string
   return output;
 }
 
-describeWithPty('the log in a terminal (needs `script` from util-linux)', () => {
+describeWithPty('the log in a terminal', () => {
   it('is human-readable in development: one line an entry, no JSON', async () => {
     const lines = (await outputInTerminal('development')).split(/\r?\n/).filter(Boolean);
     expect(lines.filter((l) => l.trimStart().startsWith('{'))).toEqual([]);

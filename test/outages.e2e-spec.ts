@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { expectError, login, PASSWORD, registerStore, startApp, uniqueEmail, waitFor, type RegisteredStore, type TestApp } from './helpers.js';
+import { afterAll, beforeAll, expect, it, jest } from '@jest/globals';
+import { describeIf, expectError, login, PASSWORD, registerStore, startApp, uniqueEmail, waitFor, type RegisteredStore, type TestApp } from './helpers.js';
 import { smtp, startMailServer, type MailServer } from './mail-server.js';
 import { PrivatePostgres, PrivateRedis, privateServersAvailable } from './private-servers.js';
 
@@ -15,9 +15,9 @@ const START_EMAIL_VERIFICATION = '/auth-api/verification-services/email-verifica
 // A request during an outage answers well within this, never waiting for the outage to end.
 const FAST_MS = 5_000;
 
-const describeWithServers = privateServersAvailable ? describe : describe.skip;
+const describeWithServers = describeIf(privateServersAvailable, 'needs PostgreSQL binaries in /usr/lib/postgresql/15/bin or PG_BIN, and redis-server');
 
-describeWithServers('outages (needs PostgreSQL binaries in /usr/lib/postgresql/15/bin or PG_BIN, and redis-server)', () => {
+describeWithServers('outages', () => {
   let pg: PrivatePostgres;
   let redis: PrivateRedis;
   let t: TestApp;

@@ -33,7 +33,7 @@ window.signIn = async (codename) => {
 
 type Answer = { status: number; body: Record<string, any>; tokenHeader?: string | null; credentialId?: string };
 
-describeWithChromium('passkeys in a real browser (Chromium with a virtual authenticator; skipped when Chromium is not installed)', () => {
+describeWithChromium('passkeys in a real browser (Chromium with a virtual authenticator)', () => {
   let t: TestApp;
   let browser: Browser;
   let page: Page;

@@ -514,7 +514,7 @@ describe('passwordless settings that cannot work stop the boot', () => {
 });
 
 // Two replicas on one database and one Redis: the limits and the codes hold across them.
-describeWithRedis('passwordless sign-in across replicas', () => {
+describeWithRedis('passwordless sign-in across replicas', 'the limits are per instance without it', () => {
   const apps: TestApp[] = [];
   beforeAll(async () => {
     const env = { SERVICE_CODENAME: unique('pl') };

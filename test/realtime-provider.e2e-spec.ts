@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer as createNetServer, connect, type Server as NetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { AppError } from '../src/kernel/errors.js';
 import { AppConfig } from '../src/platform/config/app-config.js';
 import { BootChecks } from '../src/platform/config/boot-checks.js';
@@ -9,6 +9,7 @@ import type { RealtimeChannelSettings } from '../src/platform/config/realtime-se
 import { RealtimeChannelService } from '../src/channels/realtime/realtime.service.js';
 import { APP, decrypt, fakePusherApi, verifySigned, webhook, type PusherRequest } from './fake-pusher.js';
 import type { FakeApi } from './fake-api.js';
+import { captureNestLog, type NestLogLine } from './nest-log.js';
 
 // The provider client against a local stand-in for the provider's REST API that checks every
 // request's signature: operations, limits, encryption, webhooks, failures.
@@ -37,6 +38,20 @@ async function refusal(call: () => unknown): Promise<AppError> {
 }
 
 const name = (n: number) => 'c'.repeat(n);
+
+// A provider failure is logged as a warning with its status or its cause, never the signed URL:
+// kept here for the tests to read, and a warning no test took fails the test it came from.
+let log: ReturnType<typeof captureNestLog>;
+beforeEach(() => {
+  log = captureNestLog();
+});
+afterEach(() => {
+  const untaken = log.take();
+  log.restore();
+  expect(untaken).toEqual([]);
+});
+
+const warning = (fields: Record<string, unknown>, message: string): NestLogLine => ({ level: 'warn', message: fields, params: [message, 'RealtimeChannel'] });
 
 describe('realtime channel service against the provider REST API', () => {
   let api: FakeApi<PusherRequest>;
@@ -67,6 +82,7 @@ describe('realtime channel service against the provider REST API', () => {
     const error = await refusal(() => wrong.triggerEvent({ channel: 'a_b', event: 'e', data: {} }));
     expect(api.requests[0].signed).toBe(false);
     expect(error).toMatchObject({ errCode: 'RealtimeProviderError', status: 502, fields: { providerStatus: 401 } });
+    expect(log.take()).toEqual([warning({ status: 401, body: 'Invalid signature' }, 'realtime provider refused a request')]);
   });
 
   it('sends every REST operation of the spec to its provider path, signed', async () => {
@@ -237,6 +253,7 @@ describe('realtime channel service against the provider REST API', () => {
       api.rules.push({ match: () => true, answer: () => ({ status: 503, body: { error: 'busy' } }) });
       const error = await refusal(() => rt.getChannel('a_b'));
       expect(error).toMatchObject({ errCode: 'RealtimeProviderError', status: 502, fields: { providerStatus: 503 } });
+      expect(log.take()).toEqual([warning({ status: 503, body: '{"error":"busy"}' }, 'realtime provider refused a request')]);
     });
 
     it('an unreachable provider is a 502 without a status', async () => {
@@ -246,6 +263,7 @@ describe('realtime channel service against the provider REST API', () => {
       await new Promise((r) => closed.close(r));
       const error = await refusal(async () => (await service(api, { port })).getChannel('a_b'));
       expect(error).toMatchObject({ errCode: 'RealtimeProviderError', status: 502, fields: {} });
+      expect(log.take()).toEqual([warning({ reason: 'ECONNREFUSED' }, 'realtime provider not reachable')]);
     });
 
     it('a provider slower than the timeout is a 502', async () => {
@@ -254,6 +272,7 @@ describe('realtime channel service against the provider REST API', () => {
       await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
       const error = await refusal(async () => (await service(api, { timeout: 100, port: (silent.address() as AddressInfo).port })).getChannel('a_b'));
       expect(error).toMatchObject({ errCode: 'RealtimeProviderError', status: 502, fields: {} });
+      expect(log.take()).toEqual([warning({ reason: 'aborted' }, 'realtime provider not reachable')]);
       silent.close();
     });
   });

@@ -5,7 +5,7 @@ import { Broker, type BrokerMessage } from '../src/delivery/broker/broker.js';
 import { listen } from './event-clients.js';
 import type { FakeApi } from './fake-api.js';
 import { APP, fakePusherApi, FakePusherSocketServer, webhook, type PusherRequest } from './fake-pusher.js';
-import { expectError, login, PASSWORD, registerStore, startApp, uniqueEmail, waitFor, type RegisteredStore, type TestApp } from './helpers.js';
+import { expectError, itIf, login, PASSWORD, registerStore, startApp, uniqueEmail, waitFor, type RegisteredStore, type TestApp } from './helpers.js';
 
 // The realtime channel in the running service: channel authorization for the logged-in user
 // (store-scoped), user authentication, the provider's webhooks onto the broker, forward rules,
@@ -241,7 +241,7 @@ describe('realtime channel', () => {
   });
 
   // Every replica reads every broker topic; the event must still reach the provider once.
-  (process.env.REDIS_URL ? it : it.skip)(`forward each event once with two replicas on one broker${process.env.REDIS_URL ? '' : ' (skipped: one process has no second replica without REDIS_URL)'}`, async () => {
+  itIf(process.env.REDIS_URL, 'needs REDIS_URL: one process has no second replica without it')('forward each event once with two replicas on one broker', async () => {
     const replica = await startApp(realtimeApp(api));
     try {
       const user = await userOf(t, store);

@@ -526,7 +526,7 @@ describe('introspection', () => {
   });
 });
 
-describeWithRedis('refresh on two replicas (needs REDIS_URL: the session cache and the limits must be shared)', () => {
+describeWithRedis('refresh on two replicas', 'the session cache and the limits must be shared', () => {
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {

@@ -12,7 +12,7 @@ const NO_LOGIN = { status: 'ERR', message: 'No login found' };
 // Without Redis each instance keeps its own session cache and limit counters (by design), so
 // nothing here can hold.
 
-describeWithRedis('two replicas (needs REDIS_URL: in-process caches and limits are per instance by design)', () => {
+describeWithRedis('two replicas', 'in-process caches and limits are per instance by design', () => {
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {

@@ -187,9 +187,7 @@ describe('seed in embedded mode (no DATABASE_URL)', () => {
   it('keeps its data on disk: a reopened folder still lists the store, with one super administrator', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-seed-'));
     try {
-      let started = performance.now();
       const first = await embedded(dir);
-      const freshMs = Math.round(performance.now() - started);
       let mine: string;
       try {
         mine = (await registerStore(request(first.app.getHttpServer()))).codename;
@@ -197,9 +195,7 @@ describe('seed in embedded mode (no DATABASE_URL)', () => {
         await first.close();
       }
 
-      started = performance.now();
       const second = await embedded(dir);
-      const reopenMs = Math.round(performance.now() - started);
       try {
         const http = request(second.app.getHttpServer());
         expect(await listedCodenames(http)).toEqual(['sample', mine]);
@@ -207,7 +203,6 @@ describe('seed in embedded mode (no DATABASE_URL)', () => {
       } finally {
         await second.close();
       }
-      console.log(`embedded start-up: fresh ${freshMs} ms, reopen ${reopenMs} ms`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

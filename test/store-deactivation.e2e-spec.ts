@@ -104,7 +104,7 @@ describe('store deactivation (one instance)', () => {
 // change from the database in both modes, but two instances need a shared Redis to be the
 // production picture this test describes.
 
-describeWithRedis('store deactivation on two replicas (needs REDIS_URL: instances share caches only through Redis)', () => {
+describeWithRedis('store deactivation on two replicas', 'instances share caches only through Redis', () => {
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {

@@ -322,7 +322,7 @@ describe('authenticator apps with KEY_ENCRYPTION_SECRET and refresh tokens', () 
   });
 });
 
-describeWithRedis('authenticator apps on two replicas', () => {
+describeWithRedis('authenticator apps on two replicas', 'the wrong-code counts are per instance without it', () => {
   const clock = new ManualClock();
   let a: TestApp;
   let b: TestApp;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { SettingsOverrides } from '../src/platform/config/settings.js';
-import { expectError, login, PASSWORD, registerStore, startApp, type TestApp } from './helpers.js';
+import { expectError, itIf, login, PASSWORD, registerStore, startApp, type TestApp } from './helpers.js';
 
 // Two instances on one database (and one Redis when REDIS_URL is set), as replicas behind a
 // load balancer: a flow started on one completes on the other, and what a completion changes
@@ -20,8 +20,7 @@ const SETTINGS: SettingsOverrides = {
 
 // Without Redis each instance keeps its own session cache (by design): a cached copy on the
 // other instance outlives a change made on this one.
-const withRedis = process.env.REDIS_URL ? it : it.skip;
-const redisOnly = process.env.REDIS_URL ? '' : ' (skipped: needs REDIS_URL, in-process session caches are per instance)';
+const withRedis = itIf(process.env.REDIS_URL, 'needs REDIS_URL: in-process session caches are per instance');
 
 describe('verification across two replicas', () => {
   let a: TestApp;
@@ -42,7 +41,7 @@ describe('verification across two replicas', () => {
     expectError(await a.http.post(`${V}/email-verification/complete`).set(HEADER, store.codename).send(body), 403, 'VerificationCodeInvalid');
   });
 
-  withRedis(`a second factor completed on A opens the routes on B at once${redisOnly}`, async () => {
+  withRedis('a second factor completed on A opens the routes on B at once', async () => {
     const store = await registerStore(a.http);
     const session = await login(a.http, store.ownerEmail, PASSWORD, store.codename);
     const bearer = `Bearer ${session.accessToken}`;
@@ -55,7 +54,7 @@ describe('verification across two replicas', () => {
     expectError(await b.http.get('/auth-api/sessions').set(HEADER, store.codename).set('Authorization', bearer), 401, 'AccessTokenPending');
   });
 
-  withRedis(`a password reset on A ends the user's sessions on B at once${redisOnly}`, async () => {
+  withRedis("a password reset on A ends the user's sessions on B at once", async () => {
     const store = await registerStore(a.http);
     const session = await login(b.http, store.ownerEmail, PASSWORD, store.codename);
     await b.http.get(CURRENT).set(HEADER, store.codename).set('Authorization', `Bearer ${session.accessToken}`).expect(200);

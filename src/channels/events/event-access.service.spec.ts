@@ -1,4 +1,5 @@
-import { describe, expect, it } from '@jest/globals';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { captureNestLog } from '../../../test/nest-log.js';
 import type { EventSubscriptionSetting } from '../../platform/config/event-settings.js';
 import type { SessionData } from '../../kernel/principal.js';
 import { EventAccessService, MessageContext, type Subscriber } from './event-access.service.js';
@@ -36,6 +37,22 @@ function compile(auth: Partial<EventSubscriptionSetting['auth']> = {}, topics: R
 }
 
 const access = new EventAccessService();
+
+// A script that throws is logged as a warning naming where: kept here for the tests to read, and
+// a warning no test took fails the test it came from.
+let log: ReturnType<typeof captureNestLog>;
+beforeEach(() => {
+  log = captureNestLog();
+});
+afterEach(() => {
+  const untaken = log.take();
+  log.restore();
+  expect(untaken).toEqual([]);
+});
+
+function scriptFailure(where: string, error: string, message: string) {
+  return { level: 'warn', message: { err: expect.objectContaining({ message: expect.stringContaining(error) }), where }, params: [message, 'EventAccess'] };
+}
 const ALL = ['pub', 'prot', 'priv', 'privNoOwner'];
 
 function event(topic: string, data: Record<string, unknown>) {
@@ -103,6 +120,7 @@ describe('event access: subscribe time', () => {
   it('an authScript that throws rejects the topic with its own reason', () => {
     const broken = compile({ authScript: 'session.nothing == "x"' });
     expect(access.authorize(userA, broken, ['pub']).rejected).toEqual([{ topic: 'pub', reason: 'AuthScriptFailed' }]);
+    expect(log.take()).toEqual([scriptFailure('s/pub/auth', 'No such key: nothing', 'authScript failed; topic rejected')]);
   });
 });
 
@@ -144,6 +162,7 @@ describe('event access: per event', () => {
     const filtered = compile({ filterScript: 'data.amount > 10' });
     expect(receives(userA, filtered, 'prot', inA)).toBeUndefined(); // no amount: the script throws
     expect(receives(userA, filtered, 'prot', { ...inA, amount: 20 })).toBeDefined();
+    expect(log.take()).toEqual([scriptFailure('s/prot', 'No such key: amount', 'event script failed; event skipped for this subscriber')]);
   });
 
   it('payloadMapping builds the payload, then excludeFields strips it', () => {

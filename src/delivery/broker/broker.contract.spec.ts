@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { afterAll, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
+import { describeIf } from '../../../test/conditions.js';
 import { PrivateRedis, privateServersAvailable } from '../../../test/private-servers.js';
 import type { Broker, BrokerMessage } from './broker.js';
 import { MemoryBroker } from './memory-broker.js';
@@ -30,7 +31,7 @@ const adapters: Adapter[] = [
   },
   {
     name: 'redis streams',
-    skip: REDIS_URL ? undefined : 'skipped: REDIS_URL is not set',
+    skip: REDIS_URL ? undefined : 'needs REDIS_URL',
     pair: () => {
       const prefix = `test:${randomBytes(4).toString('hex')}:`;
       prefixes.push(prefix);
@@ -68,8 +69,7 @@ function collector() {
 const settle = () => new Promise((r) => setTimeout(r, 150));
 
 for (const adapter of adapters) {
-  const title = adapter.skip ? `broker contract: ${adapter.name} (${adapter.skip})` : `broker contract: ${adapter.name}`;
-  (adapter.skip ? describe.skip : describe)(title, () => {
+  describeIf(!adapter.skip, adapter.skip ?? '')(`broker contract: ${adapter.name}`, () => {
     it('delivers a published message to every subscriber of its topic, in order, with its payload', async () => {
       const [a, b] = adapter.pair();
       const one = collector();
@@ -205,7 +205,7 @@ for (const adapter of adapters) {
 }
 
 // What only a broker outliving its processes can show: a member that died holding a message.
-(REDIS_URL ? describe : describe.skip)('broker contract: redis streams consumer groups (needs REDIS_URL)', () => {
+describeIf(REDIS_URL, 'needs REDIS_URL')('broker contract: redis streams consumer groups', () => {
   it('a message a dead member took and never acknowledged is handled by a live member after the idle time', async () => {
     const prefix = `test:${randomBytes(4).toString('hex')}:`;
     prefixes.push(prefix);
@@ -235,7 +235,7 @@ for (const adapter of adapters) {
 });
 
 // Needs only the redis-server binary: the test stops a Redis of its own.
-(privateServersAvailable ? describe : describe.skip)('redis streams broker: closing during a Redis outage (needs redis-server)', () => {
+describeIf(privateServersAvailable, 'needs redis-server and the PostgreSQL binaries')('redis streams broker: closing during a Redis outage', () => {
   it('close() returns while a subscriber and a consumer group are waiting for Redis to come back', async () => {
     const redis = await PrivateRedis.start();
     const broker = new RedisStreamsBroker({ url: redis.url, prefix: 'outage:', maxLen: 100, blockMs: 200 });

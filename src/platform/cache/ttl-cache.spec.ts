@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
+import { describeIf, itIf } from '../../../test/conditions.js';
 import { waitFor } from '../../../test/helpers.js';
 import type { InvalidationSubscriber } from '../redis/key-invalidations.js';
 import { RedisKeyInvalidations } from '../redis/key-invalidations.js';
@@ -11,7 +12,7 @@ import { LruTtlCache, NearRedisTtlCache, RedisTtlCache, type TtlCache } from './
 // One contract, every adapter: what the session and API-key caches rely on. Then what the
 // in-process copies in front of Redis must never do: serve a value Redis no longer holds.
 const REDIS_URL = process.env.REDIS_URL;
-const needsRedis = REDIS_URL ? undefined : 'skipped: REDIS_URL is not set';
+const needsRedis = REDIS_URL ? undefined : 'needs REDIS_URL';
 
 interface Value {
   v: number;
@@ -73,9 +74,9 @@ const adapters: { name: string; skip?: string; make(): Promise<TtlCache<Value>> 
 ];
 
 describe.each(adapters)('TtlCache: $name', ({ skip, make }) => {
-  const test = skip ? it.skip : it;
+  const test = itIf(!skip, skip ?? '');
 
-  test(`answers what was set, until it is deleted ${skip ?? ''}`, async () => {
+  test('answers what was set, until it is deleted', async () => {
     const cache = await make();
     expect(await cache.get('a')).toBeUndefined();
     await cache.set('a', { v: 1 }, 60_000);
@@ -90,7 +91,7 @@ describe.each(adapters)('TtlCache: $name', ({ skip, make }) => {
     await cache.delete([]);
   });
 
-  test(`forgets a value when its time is up ${skip ?? ''}`, async () => {
+  test('forgets a value when its time is up', async () => {
     const cache = await make();
     // Long enough that a loaded machine (the suites run three at a time) still reads it back.
     await cache.set('short', { v: 1 }, 1_000);
@@ -116,9 +117,9 @@ describe('in-process answers, given together on the next turn', () => {
   });
 });
 
-const describeRedis = REDIS_URL ? describe : describe.skip;
+const describeRedis = describeIf(REDIS_URL, 'needs REDIS_URL');
 
-describeRedis('copies in process: never a value Redis no longer holds (needs REDIS_URL)', () => {
+describeRedis('copies in process: never a value Redis no longer holds', () => {
   it('a copy read on A goes when B (another replica) changes or deletes the key', async () => {
     const prefix = newPrefix();
     const [a, b] = await Promise.all([replica(prefix), replica(prefix)]);
@@ -200,7 +201,7 @@ async function silenceableProxy(): Promise<{ url: string; silence(): void; close
   };
 }
 
-describeRedis('copies in process, when the announcing connection fails without a word (needs REDIS_URL)', () => {
+describeRedis('copies in process, when the announcing connection fails without a word', () => {
   it('a connection gone silent (no close ever comes) stops the copies within seconds', async () => {
     const proxy = await silenceableProxy();
     const invalidations = new RedisKeyInvalidations(proxy.url, REDIS_OPTIONS);
@@ -247,7 +248,7 @@ describeRedis('copies in process, when the announcing connection fails without a
   });
 });
 
-describeRedis('copies in process, the announcements in the test\'s hands (needs REDIS_URL)', () => {
+describeRedis('copies in process, the announcements in the test\'s hands', () => {
   // Redis as the far cache; the announcements are delivered (or not) by the test, so what the
   // copies do in between is seen: a change made by the raw client is never announced here.
   async function held() {
@@ -297,7 +298,7 @@ describeRedis('copies in process, the announcements in the test\'s hands (needs 
   });
 });
 
-describeRedis('a Redis that refuses to announce changes (needs REDIS_URL)', () => {
+describeRedis('a Redis that refuses to announce changes', () => {
   it('copies are never used: every read asks Redis, and the boot goes on', async () => {
     const admin = redis();
     const user = `cache-test-${randomBytes(4).toString('hex')}`;
