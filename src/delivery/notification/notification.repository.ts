@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull, LessThan } from 'typeorm';
 import type { PageRequest } from '../../kernel/paging.js';
+import { managerOf, type Tx } from '../../platform/database/transactions.js';
 import { NotificationEntity, type DeliveryAttempt } from './notification.entity.js';
 
 @Injectable()
@@ -12,8 +13,8 @@ export class NotificationRepository {
     return this.dataSource.getRepository(NotificationEntity);
   }
 
-  insert(storeId: string, row: Omit<NotificationEntity, 'storeId' | 'createdAt' | 'updatedAt'>): Promise<NotificationEntity> {
-    return this.repo.save({ ...row, storeId });
+  async insert(storeId: string, row: Omit<NotificationEntity, 'storeId' | 'createdAt' | 'updatedAt'>, tx?: Tx): Promise<void> {
+    await managerOf(this.dataSource, tx).getRepository(NotificationEntity).insert({ ...row, storeId } as never);
   }
 
   // The worker's read: a job names only the notification, whose row names its store.

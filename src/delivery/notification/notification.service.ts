@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { DomainEvents } from '../../kernel/domain-events.js';
+import { Transactions } from '../../platform/database/transactions.js';
 import type { ChannelName, TemplateSetting } from '../../platform/config/notification-settings.js';
 import type { PageRequest } from '../../kernel/paging.js';
 import type { NotificationEntity } from './notification.entity.js';
@@ -33,6 +34,7 @@ export class NotificationService {
     private readonly queue: NotificationQueue,
     private readonly templates: TemplateService,
     private readonly events: DomainEvents,
+    private readonly transactions: Transactions,
     config: AppConfig,
   ) {
     this.channels = new Set(config.settings.notifications.channels.map((c) => c.channelName));
@@ -71,25 +73,28 @@ export class NotificationService {
     if (!request.userId && !request.recipient) throw new AppError('ValidationFailed', 'a notification needs a user or a recipient address');
     if (request.channel === 'inApp' && !request.userId) throw new AppError('ValidationFailed', 'in-app notifications are for users');
     const id = randomUUID();
-    await this.notifications.insert(request.storeId, {
-      id,
-      userId: request.userId ?? null,
-      channel: request.channel,
-      template: request.template,
-      recipient: request.recipient ?? null,
-      contextVars: request.contextVars ?? {},
-      secretVars: request.secretVars ?? null,
-      acceptLanguage: request.acceptLanguage?.slice(0, 200) ?? null,
-      status: 'queued',
-      attempts: [],
-      deliveredBy: null,
-      deliveredAt: null,
-      content: null,
-      readAt: null,
+    // The row and its event in one transaction.
+    await this.transactions.run(async (tx) => {
+      await this.notifications.insert(request.storeId, {
+        id,
+        userId: request.userId ?? null,
+        channel: request.channel,
+        template: request.template,
+        recipient: request.recipient ?? null,
+        contextVars: request.contextVars ?? {},
+        secretVars: request.secretVars ?? null,
+        acceptLanguage: request.acceptLanguage?.slice(0, 200) ?? null,
+        status: 'queued',
+        attempts: [],
+        deliveredBy: null,
+        deliveredAt: null,
+        content: null,
+        readAt: null,
+      }, tx);
+      await this.events.emit('notification.created', { notificationId: id, storeId: request.storeId, userId: request.userId ?? null, channel: request.channel, template: request.template }, tx);
     });
     // A lost enqueue is recovered: queued rows are enqueued again when a worker starts.
     await this.queue.enqueue(id);
-    this.events.emit('notification.created', { notificationId: id, storeId: request.storeId, userId: request.userId ?? null, channel: request.channel, template: request.template });
     return id;
   }
 }

@@ -12,7 +12,7 @@ import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
 import { ConfigError } from '../../platform/config/env.js';
 import { KeyEncryption } from '../../platform/crypto/key-encryption.js';
-import { Transactions, type Tx } from '../../platform/database/transactions.js';
+import { afterCommit, Transactions, type Tx } from '../../platform/database/transactions.js';
 import { SessionService } from '../session/session.service.js';
 import { PasswordHasher } from '../user/password.js';
 import { UserService } from '../user/user.service.js';
@@ -221,15 +221,20 @@ export class MfaService implements OnModuleInit, OnApplicationBootstrap, OnModul
 
   // An administrator's reset: the app, the recovery codes and the passkeys go, and every
   // session of the user ends (the next login enrols again where the role requires it).
-  // `inTx`: written in the factors' transaction (the reset's audit entry).
+  // `inTx`: written in the factors' transaction (the reset's audit entry and event).
   async reset(storeId: string, userId: string, inTx: (tx: Tx) => Promise<unknown>): Promise<number> {
+    let ended = 0;
     await this.transactions.run(async (tx) => {
       await this.removeTotp(storeId, userId, tx);
       await this.passkeys.deleteAllForUser(storeId, userId, tx);
       await this.users.setAppFactors(storeId, userId, { totpEnabled: false, hasPasskey: false }, tx);
+      // Once committed, the sessions end before what `inTx` emits is delivered.
+      afterCommit(tx, async () => {
+        ended = await this.sessions.end(storeId, { userId });
+      });
       await inTx(tx);
     });
-    return this.sessions.end(storeId, { userId });
+    return ended;
   }
 
   private async removeTotp(storeId: string, userId: string, tx?: Tx): Promise<void> {
