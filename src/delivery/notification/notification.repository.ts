@@ -13,8 +13,17 @@ export class NotificationRepository {
     return this.dataSource.getRepository(NotificationEntity);
   }
 
-  async insert(storeId: string, row: Omit<NotificationEntity, 'storeId' | 'createdAt' | 'updatedAt'>, tx?: Tx): Promise<void> {
-    await managerOf(this.dataSource, tx).getRepository(NotificationEntity).insert({ ...row, storeId } as never);
+  // Whether the row was written: a notification whose id is there already is left as it is.
+  async insert(storeId: string, row: Omit<NotificationEntity, 'storeId' | 'createdAt' | 'updatedAt'>, tx?: Tx): Promise<boolean> {
+    const result = await managerOf(this.dataSource, tx)
+      .createQueryBuilder()
+      .insert()
+      .into(NotificationEntity)
+      .values({ ...row, storeId } as never)
+      .orIgnore()
+      .returning(['id'])
+      .execute();
+    return (result.raw as unknown[]).length > 0;
   }
 
   // The worker's read: a job names only the notification, whose row names its store.

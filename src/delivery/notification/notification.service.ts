@@ -22,6 +22,9 @@ export interface SendRequest {
   // Codes and links: usable by the template, erased from the row once delivered or failed.
   secretVars?: Record<string, unknown>;
   acceptLanguage?: string;
+  // Its id, when the caller may send the same notification twice (an event delivered again):
+  // a second send of the same id does nothing.
+  id?: string;
 }
 
 // Sending returns at once with the notification's id; a worker delivers it.
@@ -72,10 +75,10 @@ export class NotificationService {
     if (!this.templates.has(request.template, request.channel)) throw new AppError('ValidationFailed', `no template ${request.template} for ${request.channel}`);
     if (!request.userId && !request.recipient) throw new AppError('ValidationFailed', 'a notification needs a user or a recipient address');
     if (request.channel === 'inApp' && !request.userId) throw new AppError('ValidationFailed', 'in-app notifications are for users');
-    const id = randomUUID();
+    const id = request.id ?? randomUUID();
     // The row and its event in one transaction.
-    await this.transactions.run(async (tx) => {
-      await this.notifications.insert(request.storeId, {
+    const written = await this.transactions.run(async (tx) => {
+      if (!(await this.notifications.insert(request.storeId, {
         id,
         userId: request.userId ?? null,
         channel: request.channel,
@@ -90,11 +93,12 @@ export class NotificationService {
         deliveredAt: null,
         content: null,
         readAt: null,
-      }, tx);
+      }, tx))) return false;
       await this.events.emit('notification.created', { notificationId: id, storeId: request.storeId, userId: request.userId ?? null, channel: request.channel, template: request.template }, tx);
+      return true;
     });
     // A lost enqueue is recovered: queued rows are enqueued again when a worker starts.
-    await this.queue.enqueue(id);
+    if (written) await this.queue.enqueue(id);
     return id;
   }
 }
