@@ -134,7 +134,7 @@ export class DomainEventSettings {
   sweepSeconds: number;
 
   // An event's writer delivers it at once; a sweep takes it only once its holder (the writer, or
-  // the sweep that claimed it last) has had it this long, twice as long after each claim.
+  // the sweep that claimed it last) has had it this long, twice as long after each claim (up to 16 times as long).
   @IsInt()
   @Min(1)
   @Max(3600)

@@ -16,17 +16,18 @@ export interface OutboxRow {
 const TABLE = '"domain_event_outbox"';
 const RETURNED = '"id", "storeId", "name", "payload"';
 
-// Undelivered rows of this service ($1) a sweep may take: held for `$2` seconds (doubled after
-// each claim, up to 64 times: a row whose listener keeps failing is tried less and less often) by
-// whoever took them last. The first bound on `takenAt` is the index's range; the second the
-// row's own lease. SKIP LOCKED: replicas sweeping at once take different rows, none waits for
-// another. The claim is the statement itself (no transaction is held while the rows are
-// delivered: on the embedded database a listener's query would wait for it for ever, ADR 1).
+// Undelivered rows of this service ($1) a sweep may take: held for `$2` seconds by whoever took
+// them last, twice as long after each claim, up to 16 times as long (a row whose listener keeps
+// failing is tried less often; a broker back from an outage gets what failed within 8 minutes at
+// the default lease). The first bound on `takenAt` is the index's range, the second the row's own
+// lease. SKIP LOCKED: replicas sweeping at once take different rows, none waits for another. The
+// claim is the statement itself: no transaction is held while the rows are delivered (on the
+// embedded database a listener's query would wait for it for ever, ADR 1).
 const CLAIM = `UPDATE ${TABLE} o SET "takenAt" = now(), "attempts" = o."attempts" + 1
   WHERE o."id" IN (
     SELECT "id" FROM ${TABLE}
     WHERE "service" = $1 AND "dispatchedAt" IS NULL AND "takenAt" <= now() - make_interval(secs => $2::double precision)
-      AND "takenAt" <= now() - make_interval(secs => $2::double precision * power(2, least("attempts", 6)))
+      AND "takenAt" <= now() - make_interval(secs => $2::double precision * power(2, least("attempts", 4)))
     ORDER BY "takenAt", "createdAt"
     LIMIT $3
     FOR UPDATE SKIP LOCKED
