@@ -58,11 +58,14 @@ export class DomainEventDispatcher implements OnModuleInit, OnApplicationBootstr
     @Optional() private readonly hold?: DispatchHold,
   ) {}
 
-  // Every provider's listener methods (the instances exist once the modules are built).
+  // Every provider's listener methods (the instances exist once the modules are built), each
+  // instance once (an alias, `useExisting`, names one already seen).
   onModuleInit(): void {
+    const seen = new Set<object>();
     for (const wrapper of this.discovery.getProviders()) {
       const instance = wrapper.instance as Record<string, unknown> | undefined;
-      if (!instance || typeof instance !== 'object' || !wrapper.isDependencyTreeStatic()) continue;
+      if (!instance || typeof instance !== 'object' || !wrapper.isDependencyTreeStatic() || seen.has(instance)) continue;
+      seen.add(instance);
       const prototype = Object.getPrototypeOf(instance) as object;
       for (const method of this.scanner.getAllMethodNames(prototype)) {
         if (typeof instance[method] !== 'function') continue;
