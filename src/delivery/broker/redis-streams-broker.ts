@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Redis } from 'ioredis';
 import { Broker, TopicHandlers, type BrokerHandler, type BrokerMessage, type ConsumerHandler } from './broker.js';
@@ -68,9 +68,11 @@ export class RedisStreamsBroker extends Broker {
     this.loopDone = this.loop();
   }
 
-  // Fields: `d` the data (JSON), `t` the time, `i` the message's id.
+  // Fields: `d` the data (JSON), `t` the time, `i` the id given (without one, the message is
+  // named by its stream entry's id: nothing more to write).
   async publish(topic: string, data: Record<string, unknown>, id?: string): Promise<void> {
-    await this.commands.xadd(this.key(topic), 'MAXLEN', '~', String(this.options.maxLen), '*', 'd', JSON.stringify(data), 't', String(Date.now()), 'i', id ?? randomUUID());
+    const fields: string[] = ['d', JSON.stringify(data), 't', String(Date.now()), ...(id === undefined ? [] : ['i', id])];
+    await this.commands.xadd(this.key(topic), 'MAXLEN', '~', String(this.options.maxLen), '*', ...fields);
   }
 
   async subscribe(topic: string, handler: BrokerHandler): Promise<() => void> {
@@ -319,8 +321,8 @@ class GroupConsumer {
   }
 }
 
-// An entry without `i` (written by an earlier release or another producer) is named by its
-// stream entry id.
+// An entry without `i` (published without an id, or by an earlier release or another producer) is
+// named by its stream entry id.
 function decode(topic: string, entryId: string, fields: string[]): BrokerMessage | undefined {
   const get = (name: string) => {
     const i = fields.indexOf(name);
