@@ -10,6 +10,7 @@ import { M2mModule } from './identity/m2m/m2m.module.js';
 import { AvatarModule } from './identity/avatar/avatar.module.js';
 import { BucketModule } from './identity/bucket/bucket.module.js';
 import type { Clock } from './platform/clock/clock.js';
+import { DomainEventsModule } from './kernel/domain-events.module.js';
 import { ErrorFilter } from './kernel/error.filter.js';
 import { RouteMethods } from './kernel/route-methods.js';
 // Every feature's error codes in the one catalogue the filter answers from (src/errors.ts).
@@ -23,7 +24,6 @@ import { ExtensionCatalogue } from './kernel/extensions.js';
 import { ConfigModule } from './platform/config/config.module.js';
 import { DatabaseModule } from './platform/database/database.module.js';
 import { EventChannelModule } from './channels/events/event-channel.module.js';
-import { EventsModule } from './channels/events/events.module.js';
 import { HealthModule } from './operations/health/health.module.js';
 import { MetricsModule } from './operations/metrics/metrics.module.js';
 import { NotificationModule } from './delivery/notification/notification.module.js';
@@ -85,7 +85,7 @@ export class AppModule implements OnModuleInit {
         RateLimitModule,
         AuditModule,
         AntiBotModule,
-        EventsModule,
+        DomainEventsModule,
         EventChannelModule,
         AvatarModule,
         StoreModule,

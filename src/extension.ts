@@ -3,8 +3,6 @@
 // nothing else of the service is promised across versions.
 import 'reflect-metadata';
 import type { DynamicModule, Type } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
-import type { DomainEventName } from './kernel/domain-events.js';
 import type { ErrorSet } from './kernel/errors.js';
 import type { PermissionGroup } from './kernel/extensions.js';
 import type { AccessLevel } from './platform/config/event-settings.js';
@@ -96,11 +94,9 @@ export { PageQuery, pageRequest, paging, type PageRequest, type Paging } from '.
 export { AppError, defineErrors, type CodesOf, type DeclaredErrors, type ErrCode, type ErrorDefinition, type ErrorSet } from './kernel/errors.js';
 // The audit log and domain events.
 export { AuditLog, auditActor, auditContext, auditContextOf, type AuditActor, type AuditContext, type AuditInput, type ExtensionAuditActions } from './kernel/audit.js';
-export { DomainEvents, type DomainEventMap, type DomainEventName } from './kernel/domain-events.js';
-// Listens to a domain event of the catalogue (DomainEventMap), typed by its name.
-export function OnDomainEvent<K extends DomainEventName>(name: K): MethodDecorator {
-  return OnEvent(name);
-}
+// Domain events: emitted in the change's transaction (the outbox), delivered at least once after
+// it commits to `@OnDomainEvent` listeners, each with its stable `id`.
+export { DomainEvents, OnDomainEvent, type DomainEvent, type DomainEventMap, type DomainEventName } from './kernel/domain-events.js';
 export type { PermissionGroup } from './kernel/extensions.js';
 // Broker events (`<svc>-<object>-<verb>`), heard on the event channel and by notification rules.
 export { EventPublisher } from './delivery/broker/event-publisher.js';

@@ -55,6 +55,16 @@ describe('notification event rules on the broker', () => {
     expect(row).toMatchObject({ userId: store.ownerId, channel: 'inApp', template: 'invoice', contextVars: { amount: 42 } });
   });
 
+  it('an event delivered twice (the same message id, as the outbox delivers an event again) notifies once', async () => {
+    const publisher = t.app.get(EventPublisher);
+    const id = '0b8f6c2e-5d1a-4c3b-9e7f-2a6d8c4b1e90';
+    const again = { invoiceId: 'inv-twice', storeId: store.storeId, customerId: store.ownerId, amount: 99 };
+    await publisher.publish('billing-invoice-paid', again, id);
+    await publisher.publish('billing-invoice-paid', again, id);
+    const twice = (await exactly(t, store.storeId, 'invoice', 2)).filter((r) => r.contextVars.amount === 99);
+    expect(twice).toHaveLength(1);
+  });
+
   it('user.created still reaches a rule reading event.userId (the broker payload is the user)', async () => {
     const welcome = await exactly(t, store.storeId, 'welcome', 1);
     expect(welcome.map((r) => r.userId)).toEqual([store.ownerId]);

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import bcrypt from 'bcrypt';
 import { DataSource } from 'typeorm';
 import type { SettingsOverrides } from '../src/platform/config/settings.js';
 import { UserRepository } from '../src/identity/user/user.repository.js';
+import { DomainEvents } from '../src/kernel/domain-events.js';
 import { PASSWORD, registerStore, startApp, unique, uniqueEmail, type TestApp, updateStoreRow } from './helpers.js';
 
 const OWNER = '/auth-api/v1/registerstoreowner';
@@ -174,11 +174,8 @@ describe('registration (default settings)', () => {
       const email = uniqueEmail();
       const name = unique('Doomed ');
       const events: string[] = [];
-      const emitter = t.app.get(EventEmitter2);
-      const onStore = () => events.push('store.created');
-      const onUser = () => events.push('user.created');
-      emitter.on('store.created', onStore);
-      emitter.on('user.created', onUser);
+      const domainEvents = t.app.get(DomainEvents);
+      const stops = [domainEvents.listen('store.created', () => events.push('store.created')), domainEvents.listen('user.created', () => events.push('user.created'))];
       repo.insert = async function (this: UserRepository, ...args: Parameters<UserRepository['insert']>) {
         const inserted = await original.apply(this, args);
         if (inserted.email === email) throw new Error('injected failure after the user insert');
@@ -190,8 +187,7 @@ describe('registration (default settings)', () => {
         expect(res.text).not.toMatch(/injected/);
       } finally {
         repo.insert = original;
-        emitter.off('store.created', onStore);
-        emitter.off('user.created', onUser);
+        for (const stop of stops) stop();
       }
       expect(await storeRows(name)).toEqual([]);
       expect(await ds.query('SELECT "id" FROM "users" WHERE "email" = $1', [email])).toEqual([]);
@@ -485,17 +481,13 @@ describe('registration (default settings)', () => {
 
   describe('domain events', () => {
     function record(): { events: [string, unknown][]; stop: () => void } {
-      const emitter = t.app.get(EventEmitter2);
+      const domainEvents = t.app.get(DomainEvents);
       const events: [string, unknown][] = [];
-      const onStore = (p: unknown) => events.push(['store.created', p]);
-      const onUser = (p: unknown) => events.push(['user.created', p]);
-      emitter.on('store.created', onStore);
-      emitter.on('user.created', onUser);
+      const stops = [domainEvents.listen('store.created', (e) => events.push(['store.created', e.payload])), domainEvents.listen('user.created', (e) => events.push(['user.created', e.payload]))];
       return {
         events,
         stop: () => {
-          emitter.off('store.created', onStore);
-          emitter.off('user.created', onUser);
+          for (const stop of stops) stop();
         },
       };
     }

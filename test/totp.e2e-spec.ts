@@ -3,6 +3,7 @@ import { codeAt, TOTP_STEP_MS, wrongCode } from './totp-codes.js';
 import { DataSource } from 'typeorm';
 import { ManualClock } from '../src/platform/clock/clock.js';
 import { MfaService } from '../src/identity/mfa/mfa.service.js';
+import { AuditService } from '../src/operations/audit/audit.service.js';
 import { describeWithRedis, expectError, login, PASSWORD, registerStore, startApp, SUPER_ADMIN, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
 
 // Authenticator apps (TOTP) and recovery codes end to end: the codes are computed here from the
@@ -158,6 +159,31 @@ describe('authenticator apps (TOTP)', () => {
     expect((await p.get('/auth-api/currentuser').expect(401)).body).toEqual({ status: 'ERR', message: 'No login found' });
     expectError(await p.post(`${MFA}/totp/verify`, { code: codeAt(u.secret, clock) }), 429, 'TotpAttemptsExceeded');
     expectError(await p.post(`${MFA}/recovery`, { code: 'aaaa-bbbb-cccc' }), 429, 'TotpAttemptsExceeded');
+  });
+
+  it('records the wrong code that ends the sign-in with the end itself, in its transaction; the refusals before it are queued', async () => {
+    const u = await enrolled(t, clock);
+    const session = await login(t.http, u.email, PASSWORD, u.store.codename);
+    const p = as(t, u.store.codename, session.accessToken);
+    const wrong = wrongCode(u.secret, clock);
+    // The queue held: only entries written in a change's transaction reach the table.
+    const audit = t.app.get(AuditService);
+    const flush = audit.flush.bind(audit);
+    audit.flush = async () => undefined;
+    try {
+      for (let i = 0; i < 4; i++) expectError(await p.post(`${MFA}/totp/verify`, { code: wrong }), 403, 'TotpCodeInvalid');
+      const last = await p.post(`${MFA}/totp/verify`, { code: wrong });
+      expectError(last, 403, 'TotpCodeInvalid');
+      expect(last.body.detail).toMatch(/sign-in has ended/);
+      const written = await t.app.get(DataSource).query(`SELECT "reason", "targetId", "details" FROM "audit_log" WHERE "storeId" = $1 AND "action" = 'user.2fa.failed'`, [u.store.storeId]);
+      expect(written).toEqual([{ reason: 'wrong_code', targetId: session.sessionId, details: { factor: 'totp', signInEnded: true } }]);
+    } finally {
+      audit.flush = flush;
+      await audit.flush();
+    }
+    const all = await t.app.get(DataSource).query(`SELECT "details" FROM "audit_log" WHERE "storeId" = $1 AND "action" = 'user.2fa.failed'`, [u.store.storeId]);
+    expect(all).toHaveLength(5);
+    await p.get('/auth-api/currentuser').expect(401);
   });
 
   it('takes each recovery code once in place of the app', async () => {

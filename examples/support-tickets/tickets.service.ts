@@ -41,12 +41,12 @@ export class TicketsService {
   }
 
   // A ticket of its own for the caller (or, from the listener, for a new user: `by` is null).
-  open(storeId: string, ownerId: string, subject: string, by: SessionData | null, context: AuditContext = {}): Promise<TicketEntity> {
+  open(storeId: string, ownerId: string, subject: string, by: SessionData | null, context: AuditContext = {}, id: string = randomUUID()): Promise<TicketEntity> {
     return this.transactions.run(async (tx) => {
       if ((await this.tickets.countOpen(storeId, ownerId, tx)) >= this.settings.maxOpenPerUser) {
         throw new AppError('TooManyOpenTickets', `at most ${this.settings.maxOpenPerUser} open tickets per user`);
       }
-      const ticket = await this.tickets.insert(storeId, { id: randomUUID(), ownerId, subject, status: 'open' }, tx);
+      const ticket = await this.tickets.insert(storeId, { id, ownerId, subject, status: 'open' }, tx);
       const actor = by ? auditActor(by) : { type: 'system' as const, id: null };
       await this.audit.record({ storeId, action: 'ticket.opened', outcome: 'success', actor, target: { type: 'ticket', id: ticket.id } }, context, tx);
       afterCommit(tx, () => void this.events.publishApiEvent('ticket', 'opened', { id: ticket.id, storeId, _owner: ownerId, subject }).catch(() => undefined));
@@ -65,6 +65,11 @@ export class TicketsService {
     await this.events.publishApiEvent('ticket', 'closed', { id, storeId, _owner: closed.ownerId, subject: closed.subject });
     await this.notifications.send({ storeId, channel: 'inApp', template: 'ticketClosed', userId: closed.ownerId, contextVars: { subject: closed.subject } });
     return closed;
+  }
+
+  // The ticket named `id`, opened by the system unless it exists (a repeated event).
+  async openOnce(id: string, storeId: string, ownerId: string, subject: string): Promise<TicketEntity> {
+    return (await this.tickets.find(storeId, id)) ?? this.open(storeId, ownerId, subject, null, {}, id);
   }
 
   list(storeId: string, ownerId: string | null, page: PageRequest): Promise<[TicketEntity[], number]> {

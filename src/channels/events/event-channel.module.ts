@@ -13,8 +13,8 @@ import { EventsGateway } from './events.gateway.js';
 import { EventsService } from './events.service.js';
 
 // The event subscription channel: Socket.IO namespaces /events/{name} and SSE streams
-// /events/{name}/stream over the broker, with one authorization for both. (DomainEvents, the
-// internal bus, is the global EventsModule.)
+// /events/{name}/stream over the broker, with one authorization for both, and the bridge that
+// puts the domain events on the broker (EventBridge, an `@OnDomainEvent` listener).
 @Module({
   imports: [BrokerModule, AuthModule, ApiKeyModule, StoreModule, UserModule],
   controllers: [EventsController],

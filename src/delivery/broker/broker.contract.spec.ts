@@ -83,6 +83,19 @@ for (const adapter of adapters) {
       expect(typeof one.got[0].publishedAt).toBe('number');
     });
 
+    it('carries the id a message was published with beside its data, or an id of its own', async () => {
+      const [a, b] = adapter.pair();
+      const c = collector();
+      await b.subscribe('ids', c.handler);
+      await a.publish('ids', { n: 1 }, '6f1c1d8e-0b7c-4d52-9a7e-3a8e2f0c5b11');
+      await a.publish('ids', { n: 2 });
+      const [given, made] = await c.until(2);
+      expect(given).toMatchObject({ id: '6f1c1d8e-0b7c-4d52-9a7e-3a8e2f0c5b11', data: { n: 1 } });
+      expect(given.data).toEqual({ n: 1 });
+      expect(typeof made.id).toBe('string');
+      expect(made.id).not.toBe(given.id);
+    });
+
     it('reaches a subscriber on another replica', async () => {
       const [a, b] = adapter.pair();
       const far = collector();

@@ -9,6 +9,9 @@ export interface BrokerMessage {
   data: Record<string, unknown>;
   // Epoch milliseconds at publish: delivery latency is measured from here.
   publishedAt: number;
+  // The message's id, beside its data: a domain event's own (the same on each delivery of the
+  // event, for a consumer to tell a repeat), otherwise one of its own.
+  id?: string;
 }
 
 export type BrokerHandler = (message: BrokerMessage) => void;
@@ -18,7 +21,8 @@ export type BrokerHandler = (message: BrokerMessage) => void;
 export type ConsumerHandler = (message: BrokerMessage) => Promise<void> | void;
 
 export abstract class Broker {
-  abstract publish(topic: string, data: Record<string, unknown>): Promise<void>;
+  // `id`: the message's (BrokerMessage.id); one is made when none is given.
+  abstract publish(topic: string, data: Record<string, unknown>, id?: string): Promise<void>;
 
   // Starts this replica's consumer of `topic` on its first handler; the returned function
   // removes the handler and stops the consumer with the last one. Resolves once the consumer is

@@ -27,11 +27,13 @@ export class EventPublisher {
     this.service = config.env.SERVICE_CODENAME;
   }
 
-  async publish(topic: string, data: Record<string, unknown>): Promise<void> {
+  // `id`: the message's id beside its data (a domain event's own, so that each delivery of the
+  // event carries the same); without it the broker makes one.
+  async publish(topic: string, data: Record<string, unknown>, id?: string): Promise<void> {
     if (typeof topic !== 'string' || !TOPIC_SHAPE.test(topic)) throw new AppError('ValidationFailed', 'a topic is 1-200 letters, digits and . _ : -');
     if (!data || typeof data !== 'object' || Array.isArray(data)) throw new AppError('ValidationFailed', 'an event payload is an object');
     const clean = withoutSecrets(data) as Record<string, unknown>;
-    await this.broker.publish(topic, clean);
+    await this.broker.publish(topic, clean, id);
     for (const listener of this.published) listener(topic, clean);
   }
 
@@ -42,12 +44,12 @@ export class EventPublisher {
     return () => void this.published.delete(listener);
   }
 
-  publishApiEvent(object: string, verb: string, data: Record<string, unknown>): Promise<void> {
-    return this.publish(apiEventTopic(this.service, object, verb), data);
+  publishApiEvent(object: string, verb: string, data: Record<string, unknown>, id?: string): Promise<void> {
+    return this.publish(apiEventTopic(this.service, object, verb), data, id);
   }
 
-  publishDbEvent(object: string, verb: string, data: Record<string, unknown>): Promise<void> {
-    return this.publish(dbEventTopic(this.service, object, verb), data);
+  publishDbEvent(object: string, verb: string, data: Record<string, unknown>, id?: string): Promise<void> {
+    return this.publish(dbEventTopic(this.service, object, verb), data, id);
   }
 }
 

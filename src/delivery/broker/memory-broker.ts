@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Broker, TopicHandlers, type BrokerHandler, type BrokerMessage, type ConsumerHandler } from './broker.js';
 
 interface Group {
@@ -19,10 +20,10 @@ export class MemoryBroker extends Broker {
     super();
   }
 
-  async publish(topic: string, data: Record<string, unknown>): Promise<void> {
+  async publish(topic: string, data: Record<string, unknown>, id?: string): Promise<void> {
     const groups = this.groups.get(topic);
     if (!this.handlers.has(topic) && !groups) return;
-    const message = { topic, data, publishedAt: Date.now() };
+    const message = { topic, data, publishedAt: Date.now(), id: id ?? randomUUID() };
     queueMicrotask(() => {
       this.handlers.dispatch(message, this.onError);
       for (const group of groups?.values() ?? []) this.hand(group, message);

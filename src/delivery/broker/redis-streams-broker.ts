@@ -68,8 +68,11 @@ export class RedisStreamsBroker extends Broker {
     this.loopDone = this.loop();
   }
 
-  async publish(topic: string, data: Record<string, unknown>): Promise<void> {
-    await this.commands.xadd(this.key(topic), 'MAXLEN', '~', String(this.options.maxLen), '*', 'd', JSON.stringify(data), 't', String(Date.now()));
+  // Fields: `d` the data (JSON), `t` the time, `i` the id given (without one, the message is
+  // named by its stream entry's id: nothing more to write).
+  async publish(topic: string, data: Record<string, unknown>, id?: string): Promise<void> {
+    const fields: string[] = ['d', JSON.stringify(data), 't', String(Date.now()), ...(id === undefined ? [] : ['i', id])];
+    await this.commands.xadd(this.key(topic), 'MAXLEN', '~', String(this.options.maxLen), '*', ...fields);
   }
 
   async subscribe(topic: string, handler: BrokerHandler): Promise<() => void> {
@@ -189,7 +192,7 @@ export class RedisStreamsBroker extends Broker {
           if (!this.positions.has(topic)) continue;
           for (const [id, fields] of entries) {
             this.positions.set(topic, id);
-            const message = decode(topic, fields);
+            const message = decode(topic, id, fields);
             if (message) this.handlers.dispatch(message, this.onError);
           }
         }
@@ -306,7 +309,7 @@ class GroupConsumer {
   }
 
   private async handle([id, fields]: Entry): Promise<void> {
-    const message = fields ? decode(this.o.topic, fields) : undefined;
+    const message = fields ? decode(this.o.topic, id, fields) : undefined;
     if (message) {
       try {
         await this.o.handler(message);
@@ -318,12 +321,17 @@ class GroupConsumer {
   }
 }
 
-function decode(topic: string, fields: string[]): BrokerMessage | undefined {
-  const get = (name: string) => fields[fields.indexOf(name) + 1];
+// An entry without `i` (published without an id, or by an earlier release or another producer) is
+// named by its stream entry id.
+function decode(topic: string, entryId: string, fields: string[]): BrokerMessage | undefined {
+  const get = (name: string) => {
+    const i = fields.indexOf(name);
+    return i < 0 ? undefined : fields[i + 1];
+  };
   try {
     const data = JSON.parse(get('d') ?? 'null') as unknown;
     if (!data || typeof data !== 'object' || Array.isArray(data)) return undefined;
-    return { topic, data: data as Record<string, unknown>, publishedAt: Number(get('t')) || Date.now() };
+    return { topic, data: data as Record<string, unknown>, publishedAt: Number(get('t')) || Date.now(), id: get('i') ?? entryId };
   } catch {
     return undefined; // an entry someone else wrote in another shape
   }

@@ -4,6 +4,7 @@ import { PinoLogger } from 'nestjs-pino';
 import { Broker } from '../broker/broker.js';
 import { resolveTopicAlias } from '../broker/topics.js';
 import { AppConfig } from '../../platform/config/app-config.js';
+import { nameUuid } from '../../platform/crypto/name-uuid.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
 import type { EventRuleSetting } from '../../platform/config/notification-settings.js';
 import { ExtensionCatalogue } from '../../kernel/extensions.js';
@@ -83,7 +84,7 @@ export class EventRules implements OnModuleInit, OnModuleDestroy {
     this.checks.report(this.problems);
     if (this.problems.length) return;
     for (const topic of new Set(this.rules.filter((r) => r.rule.enabled !== false).map((r) => r.topic))) {
-      this.stops.push(await this.broker.consume(topic, this.group, (message) => this.apply(topic, message.data)));
+      this.stops.push(await this.broker.consume(topic, this.group, (message) => this.apply(topic, message.data, message.id)));
     }
   }
 
@@ -92,9 +93,12 @@ export class EventRules implements OnModuleInit, OnModuleDestroy {
     await Promise.all(this.stops.splice(0).map((stop) => stop()));
   }
 
-  // Every rule for the topic; one rule failing does not stop the others.
-  async apply(topic: string, payload: Record<string, unknown>): Promise<void> {
-    for (const { rule, object, recipient, contextVars, when } of this.rules.filter((r) => r.topic === topic && r.rule.enabled !== false)) {
+  // Every rule for the topic; one rule failing does not stop the others. `messageId`: the
+  // message's id (a domain event's own, the same each time the outbox delivers it again): each
+  // rule's notification is named after it, so an event delivered twice notifies once.
+  async apply(topic: string, payload: Record<string, unknown>, messageId?: string): Promise<void> {
+    for (const [index, { rule, object, recipient, contextVars, when }] of this.rules.entries()) {
+      if (rule.enabled === false || this.rules[index].topic !== topic) continue;
       try {
         const context = { event: withObjectId(payload, object) };
         if (when && plain(when(context)) !== true) continue;
@@ -103,6 +107,7 @@ export class EventRules implements OnModuleInit, OnModuleDestroy {
         const storeId = payload.storeId;
         if (typeof storeId !== 'string') throw new Error('the event has no storeId');
         await this.notifications.send({
+          ...(messageId && { id: nameUuid(`${messageId}\n${index}\n${rule.eventName}\n${rule.channel}\n${rule.template}`) }),
           storeId,
           channel: rule.channel,
           template: rule.template,

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull, LessThan } from 'typeorm';
 import type { PageRequest } from '../../kernel/paging.js';
+import { managerOf, type Tx } from '../../platform/database/transactions.js';
 import { NotificationEntity, type DeliveryAttempt } from './notification.entity.js';
 
 @Injectable()
@@ -12,8 +13,17 @@ export class NotificationRepository {
     return this.dataSource.getRepository(NotificationEntity);
   }
 
-  insert(storeId: string, row: Omit<NotificationEntity, 'storeId' | 'createdAt' | 'updatedAt'>): Promise<NotificationEntity> {
-    return this.repo.save({ ...row, storeId });
+  // Whether the row was written: a notification whose id is there already is left as it is.
+  async insert(storeId: string, row: Omit<NotificationEntity, 'storeId' | 'createdAt' | 'updatedAt'>, tx?: Tx): Promise<boolean> {
+    const result = await managerOf(this.dataSource, tx)
+      .createQueryBuilder()
+      .insert()
+      .into(NotificationEntity)
+      .values({ ...row, storeId } as never)
+      .orIgnore()
+      .returning(['id'])
+      .execute();
+    return (result.raw as unknown[]).length > 0;
   }
 
   // The worker's read: a job names only the notification, whose row names its store.

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { DomainEvents } from '../../kernel/domain-events.js';
+import { Transactions } from '../../platform/database/transactions.js';
 import type { ChannelName, TemplateSetting } from '../../platform/config/notification-settings.js';
 import type { PageRequest } from '../../kernel/paging.js';
 import type { NotificationEntity } from './notification.entity.js';
@@ -21,6 +22,9 @@ export interface SendRequest {
   // Codes and links: usable by the template, erased from the row once delivered or failed.
   secretVars?: Record<string, unknown>;
   acceptLanguage?: string;
+  // Its id, when the caller may send the same notification twice (an event delivered again):
+  // a second send of the same id does nothing.
+  id?: string;
 }
 
 // Sending returns at once with the notification's id; a worker delivers it.
@@ -33,6 +37,7 @@ export class NotificationService {
     private readonly queue: NotificationQueue,
     private readonly templates: TemplateService,
     private readonly events: DomainEvents,
+    private readonly transactions: Transactions,
     config: AppConfig,
   ) {
     this.channels = new Set(config.settings.notifications.channels.map((c) => c.channelName));
@@ -70,26 +75,30 @@ export class NotificationService {
     if (!this.templates.has(request.template, request.channel)) throw new AppError('ValidationFailed', `no template ${request.template} for ${request.channel}`);
     if (!request.userId && !request.recipient) throw new AppError('ValidationFailed', 'a notification needs a user or a recipient address');
     if (request.channel === 'inApp' && !request.userId) throw new AppError('ValidationFailed', 'in-app notifications are for users');
-    const id = randomUUID();
-    await this.notifications.insert(request.storeId, {
-      id,
-      userId: request.userId ?? null,
-      channel: request.channel,
-      template: request.template,
-      recipient: request.recipient ?? null,
-      contextVars: request.contextVars ?? {},
-      secretVars: request.secretVars ?? null,
-      acceptLanguage: request.acceptLanguage?.slice(0, 200) ?? null,
-      status: 'queued',
-      attempts: [],
-      deliveredBy: null,
-      deliveredAt: null,
-      content: null,
-      readAt: null,
+    const id = request.id ?? randomUUID();
+    // The row and its event in one transaction.
+    const written = await this.transactions.run(async (tx) => {
+      if (!(await this.notifications.insert(request.storeId, {
+        id,
+        userId: request.userId ?? null,
+        channel: request.channel,
+        template: request.template,
+        recipient: request.recipient ?? null,
+        contextVars: request.contextVars ?? {},
+        secretVars: request.secretVars ?? null,
+        acceptLanguage: request.acceptLanguage?.slice(0, 200) ?? null,
+        status: 'queued',
+        attempts: [],
+        deliveredBy: null,
+        deliveredAt: null,
+        content: null,
+        readAt: null,
+      }, tx))) return false;
+      await this.events.emit('notification.created', { notificationId: id, storeId: request.storeId, userId: request.userId ?? null, channel: request.channel, template: request.template }, tx);
+      return true;
     });
     // A lost enqueue is recovered: queued rows are enqueued again when a worker starts.
-    await this.queue.enqueue(id);
-    this.events.emit('notification.created', { notificationId: id, storeId: request.storeId, userId: request.userId ?? null, channel: request.channel, template: request.template });
+    if (written) await this.queue.enqueue(id);
     return id;
   }
 }

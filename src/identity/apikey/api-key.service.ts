@@ -5,7 +5,7 @@ import type { TtlCache } from '../../platform/cache/ttl-cache.js';
 import { Clock, DAY_MS } from '../../platform/clock/clock.js';
 import { AuditLog, type AuditContext, type AuditInput } from '../../kernel/audit.js';
 import { AppError } from '../../kernel/errors.js';
-import { Transactions } from '../../platform/database/transactions.js';
+import { afterCommit, Transactions } from '../../platform/database/transactions.js';
 import { pageRequest, type PageQuery, type PageRequest } from '../../kernel/paging.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { DomainEvents } from '../../kernel/domain-events.js';
@@ -67,7 +67,7 @@ export class ApiKeyService {
     if (input.expiresAt && input.expiresAt <= this.clock.now()) throw new AppError('ValidationFailed', 'expiresAt must be in the future');
 
     const key = this.keyPrefix + randomBytes(24).toString('hex');
-    // The key and its audit entry stand or fall together.
+    // The key, its audit entry and its event stand or fall together.
     const record = await this.transactions.run(async (tx) => {
       const inserted = await this.keys.insert(actor.storeId, {
         id: randomUUID(),
@@ -86,9 +86,9 @@ export class ApiKeyService {
         context,
         tx,
       );
+      await this.events.emit('apikey.created', { apiKeyId: inserted.id, storeId: inserted.storeId, userId: inserted.userId }, tx);
       return inserted;
     });
-    this.events.emit('apikey.created', { apiKeyId: record.id, storeId: record.storeId, userId: record.userId });
     return { record, key };
   }
 
@@ -109,9 +109,10 @@ export class ApiKeyService {
     await this.transactions.run(async (tx) => {
       await this.keys.delete(storeId, id, tx);
       await this.audit.record({ ...auditBy(actor, 'apikey.deleted'), storeId, target: { type: 'apiKey', id }, details: { name: key.name, prefix: key.prefix, ownerId: key.userId } }, context, tx);
+      // The key's cached session goes before its streams are checked again (the event).
+      afterCommit(tx, () => this.cache.delete([key.keyHash]));
+      await this.events.emit('apikey.deleted', { apiKeyId: id, storeId, userId: key.userId }, tx);
     });
-    await this.cache.delete([key.keyHash]);
-    this.events.emit('apikey.deleted', { apiKeyId: id, storeId, userId: key.userId });
   }
 
   // The key as its owner sees it in lists: never the key or its hash.

@@ -12,13 +12,13 @@ import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
 import { ConfigError } from '../../platform/config/env.js';
 import { KeyEncryption } from '../../platform/crypto/key-encryption.js';
-import { Transactions, type Tx } from '../../platform/database/transactions.js';
+import { afterCommit, Transactions, type Tx } from '../../platform/database/transactions.js';
 import { SessionService } from '../session/session.service.js';
 import { PasswordHasher } from '../user/password.js';
 import { UserService } from '../user/user.service.js';
 import { MfaRepository } from './mfa.repository.js';
 import { PasskeyService } from '../passkey/passkey.service.js';
-import { AuditLog, auditActor, type AuditAction, type AuditContext } from '../../kernel/audit.js';
+import { AuditLog, auditActor, type AuditAction, type AuditContext, type AuditInput } from '../../kernel/audit.js';
 
 // RFC 6238 as authenticator apps expect it: SHA-1, 6 digits, 30 s; one step of drift each way.
 const PERIOD = 30;
@@ -172,8 +172,8 @@ export class MfaService implements OnModuleInit, OnApplicationBootstrap, OnModul
   // The pending sign-in's app factor, by a current code.
   async verify(session: SessionData, code: string, context: AuditContext = {}): Promise<SessionData> {
     const { storeId, userId } = this.pending(session);
-    await this.signInFactor(session, 'totp', context, () =>
-      this.attempt(this.signInKeys(session), session, async () => {
+    await this.signInFactor(session, 'totp', context, (ended) =>
+      this.attempt(this.signInKeys(session), { session, ended }, async () => {
         const row = await this.confirmedTotp(storeId, userId);
         return this.acceptCode(storeId, userId, row.secret, code, true);
       }),
@@ -184,7 +184,7 @@ export class MfaService implements OnModuleInit, OnApplicationBootstrap, OnModul
   // The pending sign-in's app factor, by a recovery code (used up).
   async recover(session: SessionData, code: string, context: AuditContext = {}): Promise<SessionData> {
     const { storeId, userId } = this.pending(session);
-    await this.signInFactor(session, 'recoveryCode', context, () => this.attempt(this.signInKeys(session), session, () => this.factors.useRecoveryCode(storeId, userId, this.recoveryCodeHashes(storeId, userId, code))));
+    await this.signInFactor(session, 'recoveryCode', context, (ended) => this.attempt(this.signInKeys(session), { session, ended }, () => this.factors.useRecoveryCode(storeId, userId, this.recoveryCodeHashes(storeId, userId, code))));
     return this.complete(session, 'recoveryCode', context);
   }
 
@@ -221,15 +221,20 @@ export class MfaService implements OnModuleInit, OnApplicationBootstrap, OnModul
 
   // An administrator's reset: the app, the recovery codes and the passkeys go, and every
   // session of the user ends (the next login enrols again where the role requires it).
-  // `inTx`: written in the factors' transaction (the reset's audit entry).
+  // `inTx`: written in the factors' transaction (the reset's audit entry and event).
   async reset(storeId: string, userId: string, inTx: (tx: Tx) => Promise<unknown>): Promise<number> {
+    let ended = 0;
     await this.transactions.run(async (tx) => {
       await this.removeTotp(storeId, userId, tx);
       await this.passkeys.deleteAllForUser(storeId, userId, tx);
       await this.users.setAppFactors(storeId, userId, { totpEnabled: false, hasPasskey: false }, tx);
+      // Once committed, the sessions end before what `inTx` emits is delivered.
+      afterCommit(tx, async () => {
+        ended = await this.sessions.end(storeId, { userId });
+      });
       await inTx(tx);
     });
-    return this.sessions.end(storeId, { userId });
+    return ended;
   }
 
   private async removeTotp(storeId: string, userId: string, tx?: Tx): Promise<void> {
@@ -260,15 +265,32 @@ export class MfaService implements OnModuleInit, OnApplicationBootstrap, OnModul
     return updated;
   }
 
-  // A pending sign-in's code: a refused one is recorded with why (never the code).
-  private async signInFactor(session: SessionData, factor: 'totp' | 'recoveryCode', context: AuditContext, check: () => Promise<void>): Promise<void> {
+  // A pending sign-in's code: a refused one is recorded with why (never the code). The wrong code
+  // that ends the sign-in is recorded with the end, in its transaction (`ended`, handed to
+  // `attempt`); other refusals change nothing and are queued.
+  private async signInFactor(session: SessionData, factor: 'totp' | 'recoveryCode', context: AuditContext, check: (ended: (tx: Tx) => Promise<void>) => Promise<void>): Promise<void> {
+    const entry = (reason: string, ended: boolean): AuditInput => ({
+      storeId: session.storeId,
+      action: 'user.2fa.failed',
+      outcome: 'failure',
+      reason,
+      actor: auditActor(session),
+      target: { type: 'session', id: session.sessionId },
+      details: { factor, ...(ended && { signInEnded: true }) },
+    });
+    const where = { ...context, sessionId: session.sessionId };
+    let recorded = false;
     try {
-      await check();
+      await check(async (tx) => {
+        await this.audit.record(entry('wrong_code', true), where, tx);
+        recorded = true;
+      });
     } catch (error) {
+      if (recorded) throw error;
       const code = error instanceof AppError ? error.errCode : undefined;
       const reason = code === 'TotpCodeInvalid' ? 'wrong_code' : code === 'TotpAttemptsExceeded' ? 'rate_limited' : code === 'TotpNotEnabled' ? 'not_enabled' : 'error';
       const ended = code === 'TotpCodeInvalid' && error instanceof AppError && /sign-in has ended/.test(error.message);
-      void this.audit.record({ storeId: session.storeId, action: 'user.2fa.failed', outcome: 'failure', reason, actor: auditActor(session), target: { type: 'session', id: session.sessionId }, details: { factor, ...(ended && { signInEnded: true }) } }, { ...context, sessionId: session.sessionId });
+      void this.audit.record(entry(reason, ended), where);
       throw error;
     }
   }
@@ -287,7 +309,8 @@ export class MfaService implements OnModuleInit, OnApplicationBootstrap, OnModul
   // wrong codes at most the limit are evaluated, on every replica (the limits are in Redis when
   // configured). A right code gives its points back and clears the user's count; the wrong code
   // that uses up a pending sign-in's last point ends the sign-in.
-  private async attempt(keys: [RateLimitName, string][], signIn: SessionData | undefined, check: () => Promise<boolean>): Promise<void> {
+  // `signIn`: the pending sign-in the code is for, and what is written with its end (its entry).
+  private async attempt(keys: [RateLimitName, string][], signIn: { session: SessionData; ended: (tx: Tx) => Promise<void> } | undefined, check: () => Promise<boolean>): Promise<void> {
     const giveBack: (() => Promise<void>)[] = [];
     try {
       for (const [name, key] of keys) giveBack.push(await this.limits.reserve(name, key));
@@ -307,8 +330,8 @@ export class MfaService implements OnModuleInit, OnApplicationBootstrap, OnModul
       await Promise.all(keys.map(([name, key]) => this.limits.reset(name, key)));
       return;
     }
-    if (signIn && (await this.limits.exhausted('totpPerSession', signIn.sessionId))) {
-      await this.sessions.end(signIn.storeId, { id: signIn.sessionId });
+    if (signIn && (await this.limits.exhausted('totpPerSession', signIn.session.sessionId))) {
+      await this.sessions.end(signIn.session.storeId, { id: signIn.session.sessionId }, (_count, tx) => signIn.ended(tx));
       throw new AppError('TotpCodeInvalid', 'the code is not valid; too many wrong codes: the sign-in has ended, log in again');
     }
     throw new AppError('TotpCodeInvalid', 'the code is not valid');

@@ -172,7 +172,7 @@ export class PasswordlessService implements OnModuleInit {
     const passwordHash = await this.passwords.hashUnchosen(randomBytes(32).toString('base64url'));
     let user: UserEntity;
     try {
-      // The user and its entry in one transaction.
+      // The user, its entry and its event in one transaction.
       user = await this.transactions.run(async (tx) => {
         const created = await this.users.insert(
           { storeId: store.id, roles },
@@ -194,6 +194,7 @@ export class PasswordlessService implements OnModuleInit {
           context,
           tx,
         );
+        await this.events.emit('user.created', { userId: created.id, storeId: store.id }, tx);
         return created;
       });
     } catch (error) {
@@ -202,7 +203,6 @@ export class PasswordlessService implements OnModuleInit {
       if (!existing) throw error;
       return existing;
     }
-    this.events.emit('user.created', { userId: user.id, storeId: store.id });
     return user;
   }
 
@@ -210,9 +210,10 @@ export class PasswordlessService implements OnModuleInit {
   private async markVerified(store: Tenant, address: Address, user: UserEntity): Promise<UserEntity> {
     const already = address.identifier === 'email' ? user.emailVerified : user.mobileVerified;
     if (already) return user;
-    const updated = await this.users.update(store.id, user.id, address.identifier === 'email' ? { emailVerified: true } : { mobileVerified: true });
+    const updated = await this.users.update(store.id, user.id, address.identifier === 'email' ? { emailVerified: true } : { mobileVerified: true }, (_user, tx) =>
+      this.events.emit('user.updated', { userId: user.id, storeId: store.id }, tx),
+    );
     if (!updated) throw invalidCode(); // deleted meanwhile
-    this.events.emit('user.updated', { userId: user.id, storeId: store.id });
     return updated;
   }
 

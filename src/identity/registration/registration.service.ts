@@ -40,8 +40,8 @@ export class RegistrationService implements OnModuleInit {
     this.checks.collect(() => declareCustomProperties(StoreInput, this.config.settings.customStoreProperties, SYSTEM_STORE_FIELDS, 'customStoreProperties'));
   }
 
-  // A new store and its owner, in one transaction with its audit entry (store.created, by the new
-  // owner, in the new store's log). `origin`: the request's (generated avatars).
+  // A new store and its owner, in one transaction with their audit entries (store.created, by the
+  // new owner, in the new store's log) and their events. `origin`: the request's (generated avatars).
   async registerStoreOwner(target: Tenant, input: RegisterStoreOwnerInput, origin: string, context: AuditContext = {}): Promise<{ user: UserEntity; store: Tenant }> {
     if (target.codename !== ROOT_CODENAME) throw new AppError('RootLevelOnly', 'store owners register at the root level');
     if (!this.config.settings.tenantRegisterIsPublic) throw new AppError('TenantRegisterNotPublic');
@@ -52,7 +52,7 @@ export class RegistrationService implements OnModuleInit {
     for (let attempt = 1; ; attempt++) {
       const ownerId = randomUUID();
       try {
-        const result = await this.transactions.run(async (tx) => {
+        return await this.transactions.run(async (tx) => {
           const social = await this.withSocialProfile(target.id, input, tx, origin, input.store);
           const store = await this.stores.create(input.store, storeData, ownerId, tx, origin);
           const user = await this.users.insert({ id: ownerId, storeId: store.id, roles: [TENANT_ROLES.tenantOwner] }, social?.prepared ?? prepared!, tx);
@@ -70,11 +70,10 @@ export class RegistrationService implements OnModuleInit {
             tx,
           );
           await this.audit.record(createdEntry(store.id, user.id, 'storeOwner'), context, tx);
+          await this.events.emit('store.created', { storeId: store.id, ownerId }, tx);
+          await this.events.emit('user.created', { userId: ownerId, storeId: store.id }, tx);
           return { store, user };
         });
-        this.events.emit('store.created', { storeId: result.store.id, ownerId });
-        this.events.emit('user.created', { userId: ownerId, storeId: result.store.id });
-        return result;
       } catch (error) {
         if (attempt < CODENAME_ATTEMPTS && isCodenameConflict(error)) continue;
         throw error;
@@ -91,7 +90,7 @@ export class RegistrationService implements OnModuleInit {
     if (!target.isActive) throw new AppError('StoreInactive', `store "${target.codename}" is not active`);
     const roles = [levelRoles(this.config.settings.tenancy, target.codename === ROOT_CODENAME).user];
     if (!input.socialCode) {
-      // The user and its audit entry stand or fall together.
+      // The user, its audit entry and its event stand or fall together.
       return this.users.create({ storeId: target.id, roles }, input, origin, target, (user, tx) => this.audit.record(createdEntry(target.id, user.id, 'registration'), context, tx));
     }
     await this.checkSocialPassword(input, target);
@@ -100,9 +99,9 @@ export class RegistrationService implements OnModuleInit {
       const created = await this.users.insert({ storeId: target.id, roles }, social.prepared, tx);
       await social.link(target.id, created.id, tx, context);
       await this.audit.record(createdEntry(target.id, created.id, 'registration'), context, tx);
+      await this.events.emit('user.created', { userId: created.id, storeId: created.storeId }, tx);
       return created;
     });
-    this.events.emit('user.created', { userId: user.id, storeId: user.storeId });
     return user;
   }
 

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { createRemoteJWKSet, decodeJwt, errors, jwtVerify, type JWTPayload } from 'jose';
 import { Clock } from '../../platform/clock/clock.js';
+import { nameUuid } from '../../platform/crypto/name-uuid.js';
 import { AppError } from '../../kernel/errors.js';
 import { AuditLog } from '../../kernel/audit.js';
 import { AppConfig } from '../../platform/config/app-config.js';
@@ -98,7 +98,7 @@ export class RemoteSessionService {
     if (typeof sessionId !== 'string' || !sessionId || sessionId.length > 512) throw new AppError('Unauthorized', `the token has no session id at "${settings.sessionIdPath}"`);
     const user = await this.cached(store.id, sessionId, () => this.lookUp(store.id, sessionId, settings));
     // A stable id for this remote session in this store, shaped like the service's own.
-    const localId = uuidOf(`${store.id}\n${settings.issuer}\n${sessionId}`);
+    const localId = nameUuid(`${store.id}\n${settings.issuer}\n${sessionId}`);
     this.recordLogin(store.id, localId, user);
     return {
       sessionId: localId,
@@ -222,13 +222,4 @@ function valueAt(value: unknown, path: string): unknown {
     at = (at as Record<string, unknown>)[key];
   }
   return at;
-}
-
-// A name-based UUID (version 8 layout) from a SHA-256 of the name.
-function uuidOf(name: string): string {
-  const h = createHash('sha256').update(name).digest();
-  h[6] = (h[6] & 0x0f) | 0x80;
-  h[8] = (h[8] & 0x3f) | 0x80;
-  const x = h.subarray(0, 16).toString('hex');
-  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
 }

@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, In, MoreThan, Not } from 'typeorm';
+import { DataSource, MoreThan } from 'typeorm';
+import type { StoredDomainEvent } from '../../kernel/domain-events.js';
 import type { PageRequest } from '../../kernel/paging.js';
 import { DatabasePool } from '../../platform/database/database-pool.js';
+import { Outbox } from '../../platform/database/outbox.js';
 import { managerOf, type Tx } from '../../platform/database/transactions.js';
 import { SessionEntity } from './session.entity.js';
 
@@ -14,6 +16,7 @@ export class SessionRepository {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly pool: DatabasePool,
+    private readonly outbox: Outbox,
   ) {}
 
   private repo(tx?: Tx) {
@@ -94,18 +97,25 @@ export class SessionRepository {
     return affected > 0;
   }
 
-  // Deletes and returns the sessions deleted (id and user), so their cached copies can go too
-  // and their users be told.
-  async deleteWhere(storeId: string, where: { id?: string; ids?: string[]; userId?: string; exceptId?: string }, tx?: Tx): Promise<{ id: string; userId: string }[]> {
-    const criteria = {
-      storeId,
-      ...(where.id && { id: where.id }),
-      ...(where.ids && { id: In(where.ids) }),
-      ...(where.userId && { userId: where.userId }),
-      ...(where.exceptId && { id: Not(where.exceptId) }),
-    };
-    const rows = await this.repo(tx).find({ select: { id: true, userId: true }, where: criteria });
-    if (rows.length) await this.repo(tx).delete(rows.map((r) => r.id));
-    return rows.map((r) => ({ id: r.id, userId: r.userId }));
+  // Deletes the sessions and writes their `session.ended` events (one per user, ids only) in
+  // one statement: the sessions deleted (id and user), so their cached copies can go too, and
+  // the events, for DomainEvents to deliver once the statement (or `tx`) has committed.
+  async deleteWhere(storeId: string, where: { id?: string; ids?: string[]; userId?: string; exceptId?: string }, tx?: Tx): Promise<{ sessions: { id: string; userId: string }[]; events: StoredDomainEvent[] }> {
+    const values: unknown[] = [storeId];
+    const criteria = ['"storeId" = $1'];
+    const param = (value: unknown, cast: string) => `$${values.push(value)}::${cast}`;
+    if (where.id) criteria.push(`"id" = ${param(where.id, 'uuid')}`);
+    if (where.ids) criteria.push(`"id" = ANY(${param(where.ids, 'uuid[]')})`);
+    if (where.userId) criteria.push(`"userId" = ${param(where.userId, 'uuid')}`);
+    if (where.exceptId) criteria.push(`"id" <> ${param(where.exceptId, 'uuid')}`);
+    const [row] = (await managerOf(this.dataSource, tx).query(
+      `WITH "gone" AS (DELETE FROM "sessions" WHERE ${criteria.join(' AND ')} RETURNING "id", "userId"),
+        "events" AS (${this.outbox.insertFrom(`SELECT gen_random_uuid(), $1::uuid, 'session.ended', jsonb_build_object('storeId', $1::text, 'userId', "userId"::text, 'sessionIds', jsonb_agg("id"::text ORDER BY "id"))
+          FROM "gone" GROUP BY "userId"`)})
+      SELECT (SELECT coalesce(jsonb_agg(jsonb_build_object('id', "id", 'userId', "userId")), '[]'::jsonb) FROM "gone") AS "sessions",
+        (SELECT coalesce(jsonb_agg(to_jsonb("events")), '[]'::jsonb) FROM "events") AS "events"`,
+      values,
+    )) as { sessions: { id: string; userId: string }[]; events: StoredDomainEvent[] }[];
+    return row;
   }
 }

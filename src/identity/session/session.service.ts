@@ -3,7 +3,7 @@ import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { Clock, DAY_MS } from '../../platform/clock/clock.js';
 import { pageRequest, type PageQuery, type PageRequest } from '../../kernel/paging.js';
 import { AppConfig } from '../../platform/config/app-config.js';
-import { Transactions, type Tx } from '../../platform/database/transactions.js';
+import { afterCommit, Transactions, type Tx } from '../../platform/database/transactions.js';
 import { DomainEvents } from '../../kernel/domain-events.js';
 import type { UserEntity } from '../user/index.js';
 import { UserService } from '../user/user.service.js';
@@ -147,24 +147,26 @@ export class SessionService implements OnModuleDestroy {
     return this.sessions.countLive(storeId, this.clock.now());
   }
 
-  // Ends sessions everywhere: rows first, then every cached copy.
+  // Ends sessions everywhere: rows first (with their `session.ended` events, one per user, in the
+  // same statement), then every cached copy, then the events are delivered: open event streams
+  // of these sessions end on every replica, and the user's other devices are told.
   // `inTx`: written with the end, in its transaction, when any session ended (its audit entry).
   async end(storeId: string, where: { id?: string; ids?: string[]; userId?: string; exceptId?: string }, inTx?: (count: number, tx: Tx) => Promise<unknown>): Promise<number> {
-    const ended = inTx
-      ? await this.transactions.run(async (tx) => {
-          const rows = await this.sessions.deleteWhere(storeId, where, tx);
-          if (rows.length) await inTx(rows.length, tx);
-          return rows;
-        })
-      : await this.sessions.deleteWhere(storeId, where);
-    const ids = ended.map((s) => s.id);
-    await this.cache.delete(ids);
-    // One event per user: open event streams of these sessions end on every replica, and the
-    // user's other devices are told.
-    const byUser = new Map<string, string[]>();
-    for (const s of ended) byUser.set(s.userId, [...(byUser.get(s.userId) ?? []), s.id]);
-    for (const [userId, sessionIds] of byUser) this.events.emit('session.ended', { storeId, userId, sessionIds });
-    return ids.length;
+    if (!inTx) {
+      const { sessions, events } = await this.sessions.deleteWhere(storeId, where);
+      await this.cache.delete(sessions.map((s) => s.id));
+      this.events.written(events);
+      return sessions.length;
+    }
+    const ended = await this.transactions.run(async (tx) => {
+      const { sessions, events } = await this.sessions.deleteWhere(storeId, where, tx);
+      if (sessions.length) await inTx(sessions.length, tx);
+      // After the commit, in this order: the cached copies go, then the events are delivered.
+      afterCommit(tx, () => this.cache.delete(sessions.map((s) => s.id)));
+      this.events.written(events, tx);
+      return sessions;
+    });
+    return ended.length;
   }
 
   // A second factor proved (`method`, the amr it adds): the row first, then every cached copy,

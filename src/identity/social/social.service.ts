@@ -53,9 +53,9 @@ export type SocialResult =
 export interface ClaimedSocialProfile {
   provider: string;
   profile: SocialProfile;
-  // Links the new user to the provider account; call inside the user's transaction. `context`:
-  // the registering request's (address, agent), for the audit entry.
-  link(storeId: string, userId: string, tx?: Tx, context?: AuditContext): Promise<void>;
+  // Links the new user to the provider account, with its audit entry, in the user's transaction.
+  // `context`: the registering request's (address, agent), for the audit entry.
+  link(storeId: string, userId: string, tx: Tx, context?: AuditContext): Promise<void>;
 }
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
@@ -218,10 +218,7 @@ export class SocialService {
       profile: payload.profile,
       link: async (userStoreId, userId, tx, context = {}) => {
         await this.repo.insertIdentity(userStoreId, { id: randomUUID(), userId, provider: payload.provider, providerUserId: payload.profile.providerUserId, createdAt: this.clock.now() }, tx);
-        // With the link when it is written in a transaction; queued otherwise.
-        const entry = this.audit.record({ storeId: userStoreId, action: 'user.social.linked', outcome: 'success', actor: { type: 'anonymous', id: null }, target: { type: 'user', id: userId }, details: { provider: payload.providerName ?? payload.provider } }, context, tx);
-        if (tx) await entry;
-        else void entry;
+        await this.audit.record({ storeId: userStoreId, action: 'user.social.linked', outcome: 'success', actor: { type: 'anonymous', id: null }, target: { type: 'user', id: userId }, details: { provider: payload.providerName ?? payload.provider } }, context, tx);
       },
     };
   }

@@ -7,6 +7,7 @@ import { BucketService } from '../bucket/bucket.service.js';
 import { MfaService } from '../mfa/mfa.service.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
+import { afterCommit } from '../../platform/database/transactions.js';
 import { DomainEvents } from '../../kernel/domain-events.js';
 import { SessionService } from '../session/session.service.js';
 import type { SessionData } from '../../kernel/principal.js';
@@ -107,23 +108,25 @@ export class UserAdminService implements OnModuleInit {
     if (self && input.password !== undefined) entry('user.password.changed');
     if (input.isActive === false && before.isActive) entry('user.deactivated');
     if (changes.roles && !sameRoles(before.roles, changes.roles)) entry('user.role.changed', { from: before.roles, to: changes.roles });
-    // The change and its entries in one transaction.
+    // The change, its entries and its event in one transaction.
     const updated = (await this.users.update(store.id, id, changes, async (_user, tx) => {
       for (const e of entries) await this.audit.record(e, context, tx);
+      // Once committed, before the event is delivered (its listeners check open streams again):
+      // a new password or a deactivation ends the user's other sessions, other changes only make
+      // cached sessions stale; keys act for their owner, so a deactivation or a role change
+      // reaches them at once.
+      afterCommit(tx, async () => {
+        if (input.password !== undefined || input.isActive === false) {
+          await this.sessions.end(store.id, { userId: id, exceptId: self ? actor.sessionId : undefined });
+        } else {
+          await this.sessions.forgetCached(store.id, id);
+        }
+        if (input.isActive === false || input.roleId !== undefined) await this.apiKeys.forgetOwner(store.id, id);
+      });
+      await this.events.emit('user.updated', { userId: id, storeId: store.id }, tx);
     }))!;
     // The replaced avatar's file goes when the user uploaded it.
     if (input.avatar !== undefined && user.avatar !== updated.avatar) await this.bucket.discard(store.id, id, user.avatar);
-
-    // A new password or a deactivation ends the user's other sessions; other changes only make
-    // cached sessions stale.
-    if (input.password !== undefined || input.isActive === false) {
-      await this.sessions.end(store.id, { userId: id, exceptId: self ? actor.sessionId : undefined });
-    } else {
-      await this.sessions.forgetCached(store.id, id);
-    }
-    // Keys act for their owner: a deactivation or a role change reaches them at once.
-    if (input.isActive === false || input.roleId !== undefined) await this.apiKeys.forgetOwner(store.id, id);
-    this.events.emit('user.updated', { userId: id, storeId: store.id });
     return updated;
   }
 
@@ -135,8 +138,10 @@ export class UserAdminService implements OnModuleInit {
     await this.sessions.end(store.id, { userId: id });
     await this.apiKeys.forgetOwner(store.id, id); // the rows go with the user; their cached sessions go now
     await this.bucket.discardAll(store.id, id);
-    await this.users.delete(store.id, id, (_user, tx) => this.audit.record({ storeId: store.id, action: 'user.deleted', outcome: 'success', actor: auditActor(actor), target: { type: 'user', id } }, context, tx));
-    this.events.emit('user.deleted', { userId: id, storeId: store.id, ownerId: user.ownerId });
+    await this.users.delete(store.id, id, async (_user, tx) => {
+      await this.audit.record({ storeId: store.id, action: 'user.deleted', outcome: 'success', actor: auditActor(actor), target: { type: 'user', id } }, context, tx);
+      await this.events.emit('user.deleted', { userId: id, storeId: store.id, ownerId: user.ownerId }, tx);
+    });
   }
 
   // A user's live sessions (its devices), for whoever manages its profile: itself, or an admin
@@ -161,12 +166,12 @@ export class UserAdminService implements OnModuleInit {
   async resetFactors(actor: SessionData, store: Tenant, id: string, context: AuditContext = {}): Promise<number> {
     const user = await this.manageable(actor, store, id);
     if (user.id === actor.userId) throw new AppError('Forbidden', 'your own factors are removed with a current code or your password (DELETE /auth-api/mfa/totp)');
-    // The factors go with their entry, in one transaction; the sessions end after it.
-    const ended = await this.mfa.reset(store.id, user.id, (tx) =>
-      this.audit.record({ storeId: store.id, action: 'user.factor.removed', outcome: 'success', actor: auditActor(actor), target: { type: 'user', id: user.id }, details: { factor: 'all' } }, context, tx),
-    );
-    this.events.emit('user.updated', { userId: user.id, storeId: store.id });
-    return ended;
+    // The factors go with their entry and event, in one transaction; the sessions end after it,
+    // before the event is delivered.
+    return this.mfa.reset(store.id, user.id, async (tx) => {
+      await this.audit.record({ storeId: store.id, action: 'user.factor.removed', outcome: 'success', actor: auditActor(actor), target: { type: 'user', id: user.id }, details: { factor: 'all' } }, context, tx);
+      await this.events.emit('user.updated', { userId: user.id, storeId: store.id }, tx);
+    });
   }
 
   private async manageable(actor: SessionData, store: Tenant, id: string): Promise<UserEntity> {

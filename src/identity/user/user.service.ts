@@ -117,7 +117,7 @@ export class UserService implements OnModuleInit {
     };
   }
 
-  // Inserts a prepared user; `user.created` is the caller's to emit once its transaction commits.
+  // Inserts a prepared user; `user.created` is the caller's to emit in its transaction.
   async insert(target: NewUser, prepared: Omit<Partial<UserEntity>, 'storeId'>, tx?: Tx): Promise<UserEntity> {
     const id = target.id ?? randomUUID();
     try {
@@ -131,12 +131,16 @@ export class UserService implements OnModuleInit {
     }
   }
 
-  // `inTx`: what must be written with the change, in its transaction (its audit entries).
+  // The user, its `user.created` event and `inTx` (what must be written with the change: its
+  // audit entries) in one transaction.
   async create(target: NewUser, input: UserProfileInput, origin: string, store: StoreNamed, inTx?: WithChange): Promise<UserEntity> {
     const prepared = await this.prepare(input, origin, store);
-    const user = (await this.withChange((tx) => this.insert(target, prepared, tx), inTx))!;
-    this.events.emit('user.created', { userId: user.id, storeId: user.storeId });
-    return user;
+    return this.transactions.run(async (tx) => {
+      const user = await this.insert(target, prepared, tx);
+      await inTx?.(user, tx);
+      await this.events.emit('user.created', { userId: user.id, storeId: user.storeId }, tx);
+      return user;
+    });
   }
 
   // The avatar of a user who has not chosen one.

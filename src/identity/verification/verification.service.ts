@@ -1,6 +1,5 @@
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
 import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Clock } from '../../platform/clock/clock.js';
 import { EvenTiming } from '../../platform/clock/even-timing.js';
 import { AppError } from '../../kernel/errors.js';
@@ -12,7 +11,8 @@ import { SessionService } from '../session/session.service.js';
 import type { SessionData } from '../../kernel/principal.js';
 import type { RequestContext } from '../../kernel/request-context.js';
 import { AuditLog, auditContextOf, type AuditInput } from '../../kernel/audit.js';
-import type { Tx } from '../../platform/database/transactions.js';
+import { afterCommit, type Tx } from '../../platform/database/transactions.js';
+import { DomainEvents } from '../../kernel/domain-events.js';
 import type { UserEntity } from '../user/index.js';
 import { UserService } from '../user/user.service.js';
 import { FLOWS, invalidCode, MAX_ATTEMPTS, whyNotSpent, type FlowSpec } from './flows.js';
@@ -41,7 +41,7 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
     private readonly notifications: NotificationService,
     private readonly clock: Clock,
     private readonly config: AppConfig,
-    private readonly events: EventEmitter2,
+    private readonly events: DomainEvents,
     private readonly checks: BootChecks,
     private readonly audit: AuditLog,
   ) {
@@ -174,23 +174,23 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
     const by = { type: 'user' as const, id: user.id, roleId: user.roles[0] ?? null };
     const target = { type: 'user', id: user.id };
     // Written with the change, in its transaction. A reset proves the identifier too: the
-    // verification is recorded either way.
+    // verification is recorded either way. The user changed (verified, or a new password):
+    // `user.updated`, delivered once a reset has ended the user's sessions.
     const recorded = async (_user: unknown, tx: Tx) => {
       if (spec.kind === 'reset') await this.audit.record({ storeId, action: 'user.password.reset', outcome: 'success', actor: by, target, details: { flow, identifier: spec.identifier } }, context, tx);
       await this.audit.record({ storeId, action: 'user.verification.completed', outcome: 'success', actor: by, target, details: { flow, identifier: spec.identifier } }, context, tx);
+      if (spec.kind === 'reset') afterCommit(tx, () => this.sessions.end(storeId, { userId: user.id }));
+      await this.events.emit('user.updated', { userId: user.id, storeId }, tx);
     };
     if (spec.kind === 'reset') {
       // Receiving the code proved the identifier too.
       await this.users.update(storeId, user.id, { ...verified, password: { value: input.password!, user, store: ctx.store! } }, recorded);
-      await this.sessions.end(storeId, { userId: user.id });
       if (this.notifications.hasChannel(spec.channel)) {
         await this.notifications.send({ storeId, channel: spec.channel, template: PASSWORD_CHANGED_TEMPLATE, userId: user.id, acceptLanguage: acceptLanguage });
       }
     } else {
       await this.users.update(storeId, user.id, verified, recorded);
     }
-    // The user changed (verified, or a new password): `user-updated` on the event channel.
-    this.events.emit('user.updated', { userId: user.id, storeId });
     return { status: 'OK', isVerified: true, [spec.identifier]: consumed.subject };
   }
 

@@ -23,7 +23,7 @@ import {
 import { AttributeRuleSetting, PermissionGroupSetting, PermissionTypesSetting } from './access-settings.js';
 import { ConfigError } from './env.js';
 import { ConsoleSettings } from './console-settings.js';
-import { DataObjectAccessSetting, EventChannelSettings, EventSubscriptionSetting } from './event-settings.js';
+import { DataObjectAccessSetting, DomainEventSettings, EventChannelSettings, EventSubscriptionSetting } from './event-settings.js';
 import { NotificationSettings } from './notification-settings.js';
 import { PasswordlessLoginSettings } from './passwordless-settings.js';
 import { VerificationSettings } from './verification-settings.js';
@@ -550,6 +550,11 @@ export class ServiceSettings {
   @ValidateNested()
   @Type(() => EventChannelSettings)
   eventChannel: EventChannelSettings;
+
+  // Delivery of the domain events written in the changes' transactions (the outbox).
+  @ValidateNested()
+  @Type(() => DomainEventSettings)
+  domainEvents: DomainEventSettings;
 
   // Email and mobile verification, password reset and second factors (verification-settings.ts).
   @ValidateNested()

@@ -5,6 +5,7 @@ import { DatabaseNotifications } from './database-notifications.js';
 import { DatabasePool } from './database-pool.js';
 import { dataSourceOptions } from './data-source-options.js';
 import { runMigrations } from './migrate.js';
+import { Outbox } from './outbox.js';
 import { Transactions } from './transactions.js';
 
 @Module({})
@@ -28,8 +29,8 @@ export class DatabaseModule implements OnApplicationBootstrap, OnApplicationShut
           },
         }),
       ],
-      providers: [{ provide: DatabaseNotifications, useValue: notifications }, Transactions, DatabasePool],
-      exports: [DatabaseNotifications, Transactions, DatabasePool],
+      providers: [{ provide: DatabaseNotifications, useValue: notifications }, Transactions, DatabasePool, Outbox],
+      exports: [DatabaseNotifications, Transactions, DatabasePool, Outbox],
     };
   }
 

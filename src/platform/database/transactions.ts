@@ -14,15 +14,15 @@ export class Transactions {
 
   // Every query of `work` must go through `tx`: on the embedded database, waiting on another
   // pooled connection while the transaction is open never ends (docs/adr/0001).
-  // What `afterCommit` registered on the transaction runs once it has committed; nothing of it
-  // runs after a rollback.
+  // What `afterCommit` registered on the transaction runs once it has committed, in order, each
+  // hook awaited before the next; nothing of it runs after a rollback.
   async run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    const hooks: (() => void)[] = [];
+    const hooks: CommitHook[] = [];
     const result = await this.dataSource.transaction((manager) => {
       commitHooks.set(manager, hooks);
       return work(manager as unknown as Tx);
     });
-    for (const hook of hooks) hook();
+    for (const hook of hooks) await hook();
     return result;
   }
 
@@ -36,15 +36,20 @@ export class Transactions {
   }
 }
 
-const commitHooks = new WeakMap<object, (() => void)[]>();
+type CommitHook = () => unknown;
+
+const commitHooks = new WeakMap<object, CommitHook[]>();
 
 // Runs `hook` when `tx` commits (at once outside a transaction, or in one not opened by
 // Transactions.run): what others may see of a change, such as an event, only once it is there.
-// A hook must not throw (the change is committed by then).
-export function afterCommit(tx: Tx | undefined, hook: () => void): void {
+// Hooks run in the order registered, a hook's promise awaited before the next hook runs (so what
+// must precede an event's delivery, such as dropping cached copies, is registered before it);
+// `run` answers once they have. A hook that fails fails `run` (the change is committed by then)
+// and the hooks after it do not run: a hook that must not fail catches its own errors.
+export function afterCommit(tx: Tx | undefined, hook: CommitHook): void {
   const hooks = tx && commitHooks.get(tx);
   if (hooks) hooks.push(hook);
-  else hook();
+  else void hook();
 }
 
 // For repositories: the transaction's EntityManager, or the pool's outside a transaction.
