@@ -11,7 +11,7 @@ import { composeExtensions, type ComposedExtensions } from './extensions.js';
 import { ApiDone } from './delivery/broker/api-done.js';
 import { corsMiddleware } from './kernel/cors.js';
 import { inSequence, jsonBody, OpenRequests, requestContext } from './kernel/http-middleware.js';
-import { requestLog } from './platform/logging/logging.js';
+import { NestLogger, requestLog } from './platform/logging/logging.js';
 import type { ContextRequest } from './kernel/request-context.js';
 import { securityHeaders } from './kernel/security-headers.js';
 import { StrictValidationPipe } from './kernel/validation.js';
@@ -31,6 +31,8 @@ import { TenancyMiddleware } from './identity/tenancy/tenancy.middleware.js';
 export interface RunningApp {
   app: NestExpressApplication;
   config: AppConfig;
+  // Where the admin console is served; undefined when it is off or not built.
+  consolePath: string | undefined;
   // Closes the application, then the embedded database when there is one.
   close(): Promise<void>;
 }
@@ -65,7 +67,7 @@ export async function createApp(sources: AppSources = {}, early?: EarlyStart): P
       bufferLogs: true,
       abortOnError: false,
     });
-    app.useLogger(app.get(Logger));
+    app.useLogger(new NestLogger(app.get(Logger)));
     app.disable('x-powered-by');
     // Answers are `Cache-Control: no-store` (images aside, served with their own validators): an
     // ETag would be a SHA-1 of every body that no client can use.
@@ -88,7 +90,7 @@ export async function createApp(sources: AppSources = {}, early?: EarlyStart): P
         requestContext([requestLog(PinoLogger.root, config), (req, res) => metrics.observeRequest(req, res), (req, res) => apiDone.observeRequest(req, res)], openRequests),
         securityHeaders(),
         corsMiddleware(app.get(CorsPolicy)),
-        ...(consoleFiles ? [consoleFiles] : []),
+        ...(consoleFiles ? [consoleFiles.handle] : []),
         // A provider's form-post return (Apple's), asked per request: extensions register theirs at init.
         jsonBody({ formRoutes: [...REALTIME_FORM_ROUTES, INTROSPECTION_ROUTE], formPaths: { test: (path) => signInProviders.takesFormPost(path) } }),
         (req, res, next) => tenancy.use(req as ContextRequest, res, next),
@@ -109,6 +111,7 @@ export async function createApp(sources: AppSources = {}, early?: EarlyStart): P
     return {
       app,
       config,
+      consolePath: consoleFiles?.served,
       // No new connection; the requests being answered finish while every module still runs
       // (their audit entries, sessions and events are written); then the modules stop.
       close: async () => {

@@ -24,11 +24,13 @@ async function main(): Promise<void> {
   const composed: ComposedExtensions = named ? await (await import('./extensions.js')).loadAndCompose(named) : { sections: [], auditActions: {}, added: {} };
   const early = startEarly(composed);
   const { createApp } = await import('./app.js');
-  const { app, config, close } = await createApp({}, early);
+  const { app, config, close, consolePath } = await createApp({}, early);
   await releaseBootMemory();
   await app.listen(config.env.PORT, config.env.HOST);
   // nestjs-pino takes a call's last string for its context: the message comes before it.
-  const logger = app.get((await import('nestjs-pino')).Logger);
+  const { Logger, PinoLogger } = await import('nestjs-pino');
+  const { writePlainLine } = await import('./platform/logging/logging.js');
+  const logger = app.get(Logger);
   const CONTEXT = 'Main';
   const { port } = app.getHttpServer().address() as { port: number };
   const url = serviceUrl(config.env, port);
@@ -37,10 +39,11 @@ async function main(): Promise<void> {
     'service listening',
     CONTEXT,
   );
-  // One plain line for whoever started it by hand, beside the JSON logs.
-  // The docs link only when /docs is served (off in production unless DOCS_ENABLED).
-  const docs = config.docsEnabled ? ` (API docs: ${url}/docs)` : '';
-  process.stdout.write(`${config.env.PROJECT_CODENAME}-${config.env.SERVICE_CODENAME} ${config.env.APP_VERSION} listening on ${url}${docs}\n`);
+  // One plain line for whoever started it by hand, the last of the start: where to go. The
+  // console only when it is served (on and built), the docs only when they are (off in
+  // production unless DOCS_ENABLED).
+  const links = [consolePath && `admin console: ${url}${consolePath}`, config.docsEnabled && `API docs: ${url}/docs`].filter(Boolean);
+  writePlainLine(PinoLogger.root, `${config.env.PROJECT_CODENAME}-${config.env.SERVICE_CODENAME} ${config.env.APP_VERSION} listening on ${url}${links.length ? ` (${links.join(', ')})` : ''}`);
 
   // Graceful shutdown: stop accepting, finish in-flight requests, close pools and the database.
   let stopping = false;

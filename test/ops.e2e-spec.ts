@@ -1,14 +1,19 @@
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { once } from 'node:events';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Controller, Get, Post } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import type { Response } from 'supertest';
 import { Authenticated, Public, USER_ONLY } from '../src/kernel/policy.js';
 import { PolicyAudit } from '../src/kernel/policy-audit.js';
+import { projectPath } from '../src/platform/config/project-path.js';
 import { describeIf, PASSWORD, startApp, unique, uniqueEmail, waitFor, type TestApp } from './helpers.js';
 
+const APP_VERSION = (JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) as { version: string }).version;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('operations', () => {
@@ -245,16 +250,59 @@ async function stopMain(child: ChildProcessWithoutNullStreams): Promise<void> {
   await exited;
 }
 
+// The service's own address, as its start-up line gives it.
+const addressIn = (line: string) => /listening on (http:\/\/[^ ]+)/.exec(line)![1];
+
 describe('the start-up line of the service', () => {
+  beforeAll(() => {
+    // .ci/run builds before the tests; a developer's run builds the console here when missing (~1 s).
+    if (!existsSync(projectPath('dist', 'console', 'index.html'))) execFileSync(process.execPath, [projectPath('scripts', 'console-build.mjs')], { stdio: 'inherit' });
+  });
+
+  it('is the last of a few lines at the default log level, without Nest\'s module and route mapping, and names the console and the docs', async () => {
+    // As `npm start` runs it: the default NODE_ENV and LOG_LEVEL, standard output a pipe.
+    const { child, line, output } = await startMain({ NODE_ENV: 'development' });
+    try {
+      const url = addressIn(line);
+      expect(line).toBe(`svc-auth ${APP_VERSION} listening on ${url} (admin console: ${url}/console, API docs: ${url}/docs)`);
+      // What comes later comes from requests (none here), not from the start.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const lines = output().split('\n').filter(Boolean);
+      expect(lines.filter((l) => /Mapped \{|RoutesResolver|InstanceLoader|RouterExplorer/.test(l))).toEqual([]);
+      expect(lines.length).toBeLessThan(15);
+      expect(lines.at(-1)).toBe(line);
+      expect((await fetch(`${url}/console`)).status).toBe(200);
+      expect((await fetch(`${url}/docs`)).status).toBe(200);
+    } finally {
+      await stopMain(child);
+    }
+  }, 90_000);
+
   it('does not name /docs when the docs are not served', async () => {
     const { child, line } = await startMain({ LOG_LEVEL: 'silent', DOCS_ENABLED: 'false' });
     try {
-      expect(line).toMatch(/ listening on http:\/\/127\.0\.0\.1:\d+$/);
+      const url = addressIn(line);
+      expect(line).toMatch(/ listening on http:\/\/127\.0\.0\.1:\d+ \(admin console: http:\/\/127\.0\.0\.1:\d+\/console\)$/);
       expect(line).not.toMatch(/docs/i);
-      const url = line.slice(line.indexOf('http://'));
       expect((await fetch(`${url}/docs`)).status).toBe(404);
     } finally {
       await stopMain(child);
+    }
+  }, 90_000);
+
+  it('does not name /console when the console is off', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-settings-'));
+    const settings = join(dir, 'settings.json');
+    writeFileSync(settings, JSON.stringify({ console: { enabled: false, path: '/console' } }));
+    const { child, line } = await startMain({ LOG_LEVEL: 'silent', SERVICE_SETTINGS: settings });
+    try {
+      const url = addressIn(line);
+      expect(line).toMatch(/ listening on http:\/\/127\.0\.0\.1:\d+ \(API docs: http:\/\/127\.0\.0\.1:\d+\/docs\)$/);
+      expect(line).not.toMatch(/console/i);
+      expect((await fetch(`${url}/console`)).status).toBe(404);
+    } finally {
+      await stopMain(child);
+      rmSync(dir, { recursive: true, force: true });
     }
   }, 90_000);
 });
@@ -264,7 +312,7 @@ describe('the log on standard output', () => {
     const { child, line, output } = await startMain({ LOG_LEVEL: 'info', DOCS_ENABLED: 'false' });
     let stopped = false;
     try {
-      const url = line.slice(line.indexOf('http://'));
+      const url = addressIn(line);
       const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => fetch(`${url}/auth-api/v1/briefstores?pageRowCount=${(i % 5) + 1}`)));
       expect(answers.map((r) => r.status)).toEqual(Array(50).fill(200));
       await stopMain(child);

@@ -18,10 +18,10 @@ describe('consoleStatic', () => {
   function appFor(settings: { enabled: boolean; path: string }, from = dir) {
     const logged: string[] = [];
     const app = express();
-    const middleware = consoleStatic(settings, from, 'svc', (m) => logged.push(m));
-    if (middleware) app.use(middleware);
+    const files = consoleStatic(settings, from, 'svc', (m) => logged.push(m));
+    if (files) app.use(files.handle);
     app.use((_req, res) => void res.status(404).json({ errCode: 'RouteNotFound' }));
-    return { http: request(app), logged, mounted: !!middleware };
+    return { http: request(app), logged, mounted: !!files, served: files?.served };
   }
 
   beforeAll(() => {
@@ -72,13 +72,15 @@ describe('consoleStatic', () => {
   });
 
   it('another path serves there only', async () => {
-    const { http } = appFor({ enabled: true, path: '/admin/ui' });
+    const { http, served } = appFor({ enabled: true, path: '/admin/ui' });
+    expect(served).toBe('/admin/ui');
     await http.get('/admin/ui/users').expect(200);
     expect((await http.get('/console/').expect(404)).body.errCode).toBe('RouteNotFound');
   });
 
   it('not built: one log line, and a 404 that says so', async () => {
-    const { http, logged } = appFor({ enabled: true, path: '/console' }, join(dir, 'nothing-here'));
+    const { http, logged, served } = appFor({ enabled: true, path: '/console' }, join(dir, 'nothing-here'));
+    expect(served).toBeUndefined();
     expect(logged).toHaveLength(1);
     expect(logged[0]).toMatch(/admin console not built/);
     const res = await http.get('/console/users').expect(404);

@@ -60,16 +60,18 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+export interface ConsoleFiles {
+  handle: (req: Request, res: Response, next: NextFunction) => void;
+  // Where the console is served; undefined when it is not built (its path then answers
+  // ConsoleNotBuilt), so that the start-up line names it only when it is there.
+  served: string | undefined;
+}
+
 // Serves the single-page app under `settings.path`: hashed assets for a year, index.html for
 // every other path under it (the app's own routes, /console/users...) revalidated each time, with
 // the console's CSP. Not Nest routes: they are outside the route-policy audit (docs/console.md).
-// Other methods than GET and HEAD go on to the API (which answers 404).
-export function consoleStatic(
-  settings: ConsoleSettings,
-  dir: string,
-  project: string,
-  log: (message: string) => void,
-): ((req: Request, res: Response, next: NextFunction) => void) | undefined {
+// Other methods than GET and HEAD go on to the API (which answers 404). Undefined when disabled.
+export function consoleStatic(settings: ConsoleSettings, dir: string, project: string, log: (message: string) => void): ConsoleFiles | undefined {
   if (!settings.enabled) return undefined;
   const base = settings.path;
   let files: Map<string, StaticFile> | undefined;
@@ -81,7 +83,7 @@ export function consoleStatic(
   }
   if (!files) log(`admin console not built (no ${join(dir, 'index.html')}): ${base} answers 404 until \`npm run build\``);
 
-  return (req, res, next) => {
+  const handle = (req: Request, res: Response, next: NextFunction): void => {
     const path = req.path;
     if (path !== base && !path.startsWith(base + '/')) return next();
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
@@ -116,4 +118,5 @@ export function consoleStatic(
     if (req.method === 'HEAD') res.end();
     else res.end(body);
   };
+  return { handle, served: files ? base : undefined };
 }

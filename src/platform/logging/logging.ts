@@ -1,3 +1,4 @@
+import type { LoggerService } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { Params } from 'nestjs-pino';
 import { createRequire } from 'node:module';
@@ -56,6 +57,50 @@ function readableLines(config: AppConfig): DestinationStream | undefined {
 function stdoutLines(): LogStream {
   const out = destination({ dest: 1, sync: false, contentMode: 'buffer', minLength: 4096, periodicFlush: 100 });
   return { write: (line) => out.write(Buffer.from(line) as unknown as string) };
+}
+
+// Nest's own account of its start, a line per module, controller, route and gateway message
+// (~160 lines, most of a start's output): at debug, so that at the default level a start is the
+// few lines that ask something of a person, then the address (writePlainLine). Their warnings and
+// errors keep their level.
+const NEST_START_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'WebSocketsController', 'NestApplication']);
+
+// The logger Nest is given (app.useLogger): the service's, with Nest's start-up lines at debug.
+// The context is a call's last argument (Nest's Logger appends it).
+export class NestLogger implements LoggerService {
+  constructor(private readonly logger: Required<Omit<LoggerService, 'setLogLevels'>>) {}
+
+  log(message: unknown, ...params: unknown[]): void {
+    if (NEST_START_CONTEXTS.has(params.at(-1) as string)) this.logger.debug(message, ...params);
+    else this.logger.log(message, ...params);
+  }
+
+  error(message: unknown, ...params: unknown[]): void {
+    this.logger.error(message, ...params);
+  }
+
+  warn(message: unknown, ...params: unknown[]): void {
+    this.logger.warn(message, ...params);
+  }
+
+  debug(message: unknown, ...params: unknown[]): void {
+    this.logger.debug(message, ...params);
+  }
+
+  verbose(message: unknown, ...params: unknown[]): void {
+    this.logger.verbose(message, ...params);
+  }
+
+  fatal(message: unknown, ...params: unknown[]): void {
+    this.logger.fatal(message, ...params);
+  }
+}
+
+// A line of plain text for a person, on the log's own stream: after every line logged before it.
+// Written to standard output beside the log, it landed among the lines pino still held.
+export function writePlainLine(root: Logger, text: string): void {
+  const stream = (root as unknown as Record<symbol, { write(line: string): void }>)[symbols.streamSym];
+  stream.write(`${text}\n`);
 }
 
 // What the request line reads of a request (the kernel's request context carries it).
