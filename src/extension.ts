@@ -66,18 +66,18 @@ export interface ExtensionDefinition {
   templates?: readonly ExtensionTemplate[];
 }
 
-const EXTENSION = Symbol.for('svc.extension');
-
-export type Extension = Readonly<ExtensionDefinition> & { readonly [EXTENSION]: true };
+// What defineExtension returns: the definition, marked as one (the loader checks the mark, so a
+// module that exports something else is refused with a clear message).
+export type Extension = Readonly<ExtensionDefinition> & { readonly kind: 'svc.extension' };
 
 // Declares an extension. The definition is checked when the service loads it (a problem stops
 // the boot with the extension named).
 export function defineExtension<const D extends ExtensionDefinition>(definition: D): D & Extension {
-  return Object.freeze({ ...definition, [EXTENSION]: true as const });
+  return Object.freeze({ ...definition, kind: 'svc.extension' as const });
 }
 
 export function isExtension(value: unknown): value is Extension {
-  return !!value && typeof value === 'object' && (value as Record<symbol, unknown>)[EXTENSION] === true;
+  return !!value && typeof value === 'object' && (value as { kind?: unknown }).kind === 'svc.extension';
 }
 
 // The building blocks: the same the service's own features use.

@@ -79,7 +79,7 @@ describe('SERVICE_EXTENSIONS', () => {
     mkdirSync(join(dir, 'node_modules', 'probe-ext'), { recursive: true });
     writeFileSync(join(dir, 'node_modules', 'probe-ext', 'package.json'), JSON.stringify({ name: 'probe-ext', type: 'module', exports: { '.': { import: './main.mjs' } } }));
     // An extension by its package name: what defineExtension returns, without the service's code.
-    writeFileSync(join(dir, 'node_modules', 'probe-ext', 'main.mjs'), 'export const extension = { name: "probe-ext", [Symbol.for("svc.extension")]: true };\n');
+    writeFileSync(join(dir, 'node_modules', 'probe-ext', 'main.mjs'), 'export const extension = { name: "probe-ext", kind: "svc.extension" };\n');
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
