@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
@@ -22,6 +22,7 @@ import { Metrics } from './kernel/metrics.js';
 import { buildOpenApiDocument } from './operations/openapi/openapi.js';
 import { consoleStatic } from './operations/console/console-static.js';
 import { projectPath } from './platform/config/project-path.js';
+import { EventHub } from './channels/events/event-hub.js';
 import { EventsIoAdapter } from './channels/events/events-io.adapter.js';
 import { REALTIME_FORM_ROUTES } from './channels/realtime/realtime.controller.js';
 import { INTROSPECTION_ROUTE } from './identity/auth/token.controller.js';
@@ -76,6 +77,7 @@ export async function createApp(sources: AppSources = {}, early?: EarlyStart): P
     const metrics = app.get(Metrics);
     const apiDone = app.get(ApiDone);
     const tenancy = app.get(TenancyMiddleware);
+    const events = app.get(EventHub);
     const openRequests = new OpenRequests();
     const logger = app.get(Logger);
     const signInProviders = app.get(SocialProviderRegistry);
@@ -112,15 +114,22 @@ export async function createApp(sources: AppSources = {}, early?: EarlyStart): P
       app,
       config,
       consolePath: consoleFiles?.served,
-      // No new connection; the requests being answered finish while every module still runs
-      // (their audit entries, sessions and events are written); then the modules stop.
+      // No new connection, and none kept: a kept-alive connection left open to a stopping
+      // process is served by it, with its settings, while a new process owns the port. Idle
+      // connections close at once; every answer from now on says `Connection: close` (Node.js
+      // then closes its connection); event streams and sockets end (their clients connect again
+      // elsewhere); the requests being answered finish while every module still runs (their
+      // audit entries, sessions and events are written); what is left is closed; the modules stop.
       close: async () => {
         const server = app.getHttpServer() as Server;
-        if (server.listening) {
-          server.close();
-          server.closeIdleConnections();
-        }
+        server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => res.setHeader('Connection', 'close'));
+        openRequests.closeConnectionsAfterAnswers();
+        if (server.listening) server.close();
+        server.closeIdleConnections();
+        events.shutdown();
         await openRequests.settled(SHUTDOWN_GRACE_MS);
+        // The ended streams' connections, and answers the grace period did not see finish.
+        server.closeAllConnections();
         await app.close();
         await embedded?.stop();
       },

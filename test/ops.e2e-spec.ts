@@ -2,6 +2,8 @@ import { execFileSync, spawn, spawnSync, type ChildProcessWithoutNullStreams } f
 import { randomInt } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -11,6 +13,7 @@ import type { Response } from 'supertest';
 import { Authenticated, Public, USER_ONLY } from '../src/kernel/policy.js';
 import { PolicyAudit } from '../src/kernel/policy-audit.js';
 import { projectPath } from '../src/platform/config/project-path.js';
+import { connectSocket, openSse } from './event-clients.js';
 import { describeIf, PASSWORD, startApp, unique, uniqueEmail, waitFor, type TestApp } from './helpers.js';
 
 const APP_VERSION = (JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) as { version: string }).version;
@@ -303,6 +306,75 @@ describe('the start-up line of the service', () => {
     } finally {
       await stopMain(child);
       rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
+
+describe('a shutdown (SIGTERM)', () => {
+  it('ends event streams and sockets first, closes kept-alive connections, answers with `Connection: close` meanwhile, and exits', async () => {
+    const { child, line } = await startMain({ LOG_LEVEL: 'silent' });
+    // Two keep-alive clients, each holding a connection.
+    const agents = [new Agent({ keepAlive: true }), new Agent({ keepAlive: true })];
+    const open: { close(): void }[] = [];
+    try {
+      const base = addressIn(line);
+      const { hostname, port } = new URL(base);
+      const s = await openSse(base, '/events/live-sse/stream?topics=storeCreated');
+      open.push(s);
+      await s.next('subscribed');
+      const c = await connectSocket(base, 'live');
+      open.push(c);
+      c.socket.emit('subscribe', { topics: ['storeCreated'] });
+      await c.next('subscribed');
+
+      // A kept-alive connection that is idle when the signal comes.
+      const idle = await new Promise<Socket>((resolve, reject) => {
+        const req = httpRequest({ host: hostname, port, path: '/health/live', agent: agents[0] }, (res) => res.resume().on('end', () => resolve(req.socket!)));
+        req.on('error', reject).end();
+      });
+      const idleClosed = once(idle, 'close');
+
+      // A kept-alive connection with a request under way when the signal comes: its body is
+      // only half sent (a route that answers at once once it has the body: 401, no login).
+      const body = JSON.stringify({ name: 'a key that will not be made' });
+      const busy = httpRequest({ host: hostname, port, path: '/auth-api/v1/apikeys', method: 'POST', agent: agents[1], headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
+      const answer = new Promise<IncomingMessage>((resolve, reject) => busy.on('response', resolve).on('error', reject));
+      answer.catch(() => undefined); // awaited below, unless an earlier step fails
+      busy.write(body.slice(0, 10));
+      const busySocket: Socket = await new Promise((resolve) => busy.on('socket', (socket) => (socket.connecting ? socket.once('connect', () => resolve(socket)) : resolve(socket))));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+
+      const signalled = Date.now();
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+
+      // While that request is still under way: the stream and the socket have ended, the idle
+      // connection is closed.
+      const shutdown = { message: 'errMsg_ServiceUnavailable', errCode: 'ServiceUnavailable', detail: 'the service is shutting down' };
+      await waitFor('the stream to end', () => (s.ended ? true : undefined), 2000);
+      expect(s.received.at(-1)).toEqual({ event: 'error', data: shutdown });
+      expect(await c.next('error', 2000)).toEqual(shutdown);
+      await c.next('disconnect', 2000);
+      await Promise.race([idleClosed, new Promise((_, reject) => setTimeout(() => reject(new Error('the idle connection stayed open')), 2000))]);
+      expect(child.exitCode).toBeNull();
+
+      // The request under way is answered, telling the client not to reuse the connection, which
+      // is closed.
+      const busyClosed = once(busySocket, 'close');
+      busy.end(body.slice(10));
+      const res = await answer;
+      res.resume();
+      expect(res.statusCode).toBe(401);
+      expect(res.headers.connection).toBe('close');
+      await busyClosed;
+
+      const [code] = await exited;
+      expect(code).toBe(0);
+      expect(Date.now() - signalled).toBeLessThan(5000);
+    } finally {
+      for (const c of open) c.close();
+      for (const agent of agents) agent.destroy();
+      await stopMain(child);
     }
   }, 90_000);
 });

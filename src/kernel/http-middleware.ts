@@ -37,8 +37,15 @@ export class OpenRequests {
     this.free.push(slot);
   }
 
-  // Once no request is being answered, or after `timeoutMs`. Event streams do not count: they
-  // last as long as their client, and the modules end them.
+  // At a shutdown: the answers not yet begun tell their client to close the connection
+  // (`Connection: close`), which Node.js then closes once they are sent.
+  closeConnectionsAfterAnswers(): void {
+    for (const res of this.slots) if (res && !res.headersSent) res.setHeader('Connection', 'close');
+  }
+
+  // Once no request is being answered, or after `timeoutMs`. Event streams do not count: a
+  // shutdown has ended them before it waits (EventHub.shutdown), and a reader too slow to take
+  // its last frame holds nothing back.
   async settled(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     const busy = () => this.slots.some((res) => res !== undefined && !String(res.getHeader('content-type') ?? '').startsWith('text/event-stream'));

@@ -50,6 +50,7 @@ interface Consumer {
 }
 
 const SWEEP_MS = 500;
+const SHUTTING_DOWN = () => new AppError('ServiceUnavailable', 'the service is shutting down');
 
 // This replica's subscribers and the broker consumers they need: a consumer per broker topic
 // starts with its first subscriber here and stops with the last. Every event is shaped per
@@ -63,6 +64,7 @@ export class EventHub implements OnModuleInit, BeforeApplicationShutdown, OnAppl
   private readonly checking = new Set<EventClient>();
   private stopControl: (() => void) | undefined;
   private sweeper: NodeJS.Timeout | undefined;
+  private stopping = false;
 
   constructor(
     private readonly broker: Broker,
@@ -84,10 +86,21 @@ export class EventHub implements OnModuleInit, BeforeApplicationShutdown, OnAppl
     this.sweeper.unref();
   }
 
-  // Before the HTTP server and Socket.IO close: the clients still get their `error`, and an open
-  // SSE stream does not hold the server's close back.
+  // First thing at a shutdown (app.ts), before the requests under way are waited for: every
+  // client gets its `error` and connects again elsewhere, and none is taken from then on (a stream
+  // left open would be served by this process, with its settings, until it exits).
+  shutdown(): void {
+    this.stopping = true;
+    for (const client of [...this.clients]) client.close(SHUTTING_DOWN());
+  }
+
+  get isStopping(): boolean {
+    return this.stopping;
+  }
+
+  // For a close that did not go through app.ts's (Nest's own, in a test).
   beforeApplicationShutdown(): void {
-    for (const client of [...this.clients]) client.close(new AppError('ServiceUnavailable', 'the service is shutting down'));
+    this.shutdown();
   }
 
   onApplicationShutdown(): void {
@@ -95,7 +108,9 @@ export class EventHub implements OnModuleInit, BeforeApplicationShutdown, OnAppl
     this.stopControl?.();
   }
 
+  // A client admitted just before the shutdown began is ended at once.
   connect(client: EventClient): void {
+    if (this.stopping) return client.close(SHUTTING_DOWN());
     this.clients.add(client);
   }
 

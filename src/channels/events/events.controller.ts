@@ -3,7 +3,7 @@ import { Controller, Get, Param, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ApiFailures } from '../../kernel/api-result.js';
 import type { Response } from 'express';
-import { AppError } from '../../kernel/errors.js';
+import { AppError, errorBody } from '../../kernel/errors.js';
 import { Public } from '../../kernel/policy.js';
 import type { ContextRequest } from '../../kernel/request-context.js';
 import { AppConfig } from '../../platform/config/app-config.js';
@@ -71,6 +71,8 @@ export class EventsController implements EventTransport {
       close: (error) => {
         this.events.hub.disconnect(client);
         if (res.writableEnded) return;
+        // Ended before it started (a shutdown that began meanwhile): an HTTP error, as refusals are.
+        if (!res.headersSent) return void res.status(error.status).json(errorBody(error, req.ctx.requestId));
         res.end(frame('error', JSON.stringify(channelError(error))));
       },
     };
@@ -83,7 +85,8 @@ export class EventsController implements EventTransport {
     res.on('drain', () => (client.pending = 0));
 
     const result = await this.events.subscribe(client, topics);
-    if (res.destroyed) return;
+    // Gone, or ended already (a shutdown that began meanwhile).
+    if (res.destroyed || res.writableEnded) return;
     res.status(200);
     res.set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
     // CORS headers: set by the HTTP middleware, as on every route.

@@ -47,7 +47,9 @@ export class EventsService {
     }
   }
 
-  authenticate(credentials: CallerCredentials): Promise<ConnectionPrincipal> {
+  // No new stream or socket once a shutdown has begun: the client connects again elsewhere.
+  async authenticate(credentials: CallerCredentials): Promise<ConnectionPrincipal> {
+    if (this.hub.isStopping) throw new AppError('ServiceUnavailable', 'the service is shutting down');
     return this.principals.authenticate(credentials);
   }
 
