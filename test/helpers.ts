@@ -127,6 +127,18 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
   }
 }
 
+// A refused boot closes every connection it opened (a leaked one keeps the process alive): the
+// count of open sockets comes back to what it was before the boot. A close completes a moment
+// after the refusal, later on a loaded machine; a leaked socket never does.
+export async function expectSocketsReleased(before: number): Promise<void> {
+  await waitFor(`no more than ${before} open sockets`, () => (openSockets() <= before ? true : undefined), 5_000).catch(() => undefined);
+  expect(openSockets()).toBeLessThanOrEqual(before);
+}
+
+export function openSockets(): number {
+  return process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
+}
+
 // Changes a store's row in the database, as an operator would, and returns once every app given
 // has heard the database announce it (its store cache then forgets the row). On PostgreSQL the
 // announcement reaches the listening connection just after the commit, so a request sent in

@@ -5,7 +5,7 @@ import { AuditService } from '../src/operations/audit/audit.service.js';
 import { ManualClock } from '../src/platform/clock/clock.js';
 import type { SettingsOverrides } from '../src/platform/config/settings.js';
 import { mintMachineToken } from '../src/identity/m2m/machine-token.js';
-import { login, PASSWORD, registerStore, startApp, type RegisteredStore, type TestApp, expectError, describeWithRedis } from './helpers.js';
+import { login, PASSWORD, registerStore, startApp, type RegisteredStore, type TestApp, expectError, describeWithRedis, expectSocketsReleased, openSockets } from './helpers.js';
 
 // Machine-to-machine tokens seen from another service: an Ed25519-signed token bound to the
 // request's method, path and exact body, used once, from a service listed in settings, valid
@@ -296,16 +296,12 @@ describe('block and allow lists', () => {
 });
 
 describe('machine-token settings are checked at boot', () => {
-  function openSockets(): number {
-    return process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
-  }
 
   async function refused(services: Array<{ name: string; publicKey: string | { env: string } }>, named: RegExp): Promise<void> {
     const sockets = openSockets();
     await expect(startApp({ settings: machineSettings({ services }) })).rejects.toMatchObject({ name: 'ConfigError', message: expect.stringMatching(named) });
-    // the refused app released its database pool and Redis connection (else the process hangs)
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(openSockets()).toBeLessThanOrEqual(sockets);
+    // the refused app released its database pool and Redis connections
+    await expectSocketsReleased(sockets);
   }
 
   it('a public key that is not Ed25519 (RSA) → ConfigError naming the service', async () => {

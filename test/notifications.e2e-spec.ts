@@ -8,7 +8,7 @@ import { NotificationEntity } from '../src/delivery/notification/notification.en
 import { NotificationService, type SendRequest } from '../src/delivery/notification/notification.service.js';
 import { NotificationWorker } from '../src/delivery/notification/notification.worker.js';
 import { addressesOf, closedPort, smtp, startMailServer, type MailServer } from './mail-server.js';
-import { login, PASSWORD, registerStore, startApp, unique, uniqueEmail, type RegisteredStore, type TestApp, waitFor, updateStoreRow } from './helpers.js';
+import { login, PASSWORD, registerStore, startApp, unique, uniqueEmail, type RegisteredStore, type TestApp, waitFor, updateStoreRow, expectSocketsReleased, openSockets } from './helpers.js';
 
 // Email notifications end to end: the real worker and the real SMTP provider (nodemailer)
 // deliver to a real SMTP server on 127.0.0.1, whose received messages are parsed and checked.
@@ -342,15 +342,12 @@ describe('notification settings are checked at boot', () => {
   const provider = smtp('mail', 2525);
   const email = { providers: ['mail'] };
 
-  function openSockets(): number {
-    return process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
-  }
 
   async function refused(c: NotificationConfig, named: RegExp): Promise<void> {
     const sockets = openSockets();
     await expect(start(c)).rejects.toMatchObject({ name: 'ConfigError', message: expect.stringMatching(named) });
     // the refused app released the database pool (and Redis) it had opened
-    await waitFor('the refused app to release its sockets', () => (openSockets() <= sockets ? true : undefined), 2_000);
+    await expectSocketsReleased(sockets);
   }
 
   it('an event rule whose CEL does not compile: ConfigError naming the rule', async () => {

@@ -3,6 +3,7 @@ import { Logger, type INestApplicationContext } from '@nestjs/common';
 import { IoAdapter } from '@nestjs/platform-socket.io';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { Redis } from 'ioredis';
+import { closeRedis } from '../../platform/redis/close-redis.js';
 import type { AppConfig } from '../../platform/config/app-config.js';
 import type { CorsPolicy } from '../../platform/config/cors.js';
 import { REDIS_OPTIONS, watchRedis } from '../../platform/redis/redis.module.js';
@@ -67,7 +68,7 @@ export class EventsIoAdapter extends IoAdapter {
 
   override async dispose(): Promise<void> {
     await super.dispose();
-    await Promise.all(this.redis.splice(0).map((r) => r.quit().catch(() => r.disconnect())));
+    await Promise.all(this.redis.splice(0).map(closeRedis));
   }
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Redis } from 'ioredis';
+import { closeRedis } from '../../platform/redis/close-redis.js';
 import { Broker, TopicHandlers, type BrokerHandler, type BrokerMessage, type ConsumerHandler } from './broker.js';
 
 export interface RedisStreamsOptions {
@@ -135,7 +136,7 @@ export class RedisStreamsBroker extends Broker {
     this.topicsChanged();
     this.reader.disconnect();
     await this.loopDone.catch(() => undefined);
-    await this.commands.quit().catch(() => this.commands.disconnect());
+    await closeRedis(this.commands);
   }
 
   private key(topic: string): string {

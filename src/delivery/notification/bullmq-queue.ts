@@ -1,5 +1,6 @@
 import { Queue, Worker } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
+import { closeRedis } from '../../platform/redis/close-redis.js';
 import { NotificationQueue, backoffDelay, type JobProcessor } from './notification-queue.js';
 
 export const QUEUE_NAME = 'notifications';
@@ -110,6 +111,6 @@ export class BullMqQueue extends NotificationQueue {
     const redisUp = await allReady(this.connections, CLOSE_READY_WAIT_MS);
     await this.worker?.close(!redisUp);
     await this.queue.close();
-    await Promise.all(this.connections.map((c) => c.quit().catch(() => c.disconnect())));
+    await Promise.all(this.connections.map(closeRedis));
   }
 }

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Redis, type RedisOptions } from 'ioredis';
+import { closeRedis } from './close-redis.js';
 
 export interface InvalidationSubscriber {
   // This key (without its prefix) was written, deleted or expired in Redis.
@@ -94,8 +95,7 @@ export class RedisKeyInvalidations {
     const connection = this.connection;
     if (!connection) return;
     connection.removeAllListeners('close');
-    if (connection.status !== 'ready') return connection.disconnect();
-    await connection.quit().catch(() => connection.disconnect());
+    await closeRedis(connection);
   }
 
   // On every (re)connection: tracking is a property of the connection, so it starts again.

@@ -1,6 +1,7 @@
 import { Global, Inject, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Redis, type RedisOptions } from 'ioredis';
 import { AppConfig } from '../config/app-config.js';
+import { closeRedis } from './close-redis.js';
 import { RedisKeyInvalidations } from './key-invalidations.js';
 
 export const REDIS = Symbol('REDIS');
@@ -82,6 +83,6 @@ export class RedisModule implements OnApplicationBootstrap, OnApplicationShutdow
 
   async onApplicationShutdown(): Promise<void> {
     await this.invalidations?.close();
-    await this.redis?.quit().catch(() => this.redis?.disconnect());
+    if (this.redis) await closeRedis(this.redis);
   }
 }
