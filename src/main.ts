@@ -1,8 +1,6 @@
 import type { EarlyStart } from './app.js';
-import { releaseBootMemory } from './platform/logging/boot-memory.js';
 import { AppConfig } from './platform/config/app-config.js';
 import { ConfigError } from './platform/config/env.js';
-import { serviceUrl } from './platform/config/service-url.js';
 import { EmbeddedPostgres } from './platform/database/embedded-postgres.js';
 import type { ComposedExtensions } from './extensions.js';
 
@@ -18,44 +16,12 @@ function startEarly(composed: ComposedExtensions): EarlyStart {
 }
 
 async function main(): Promise<void> {
-  const started = performance.now();
   // Loaded only when named: without extensions the boot imports none of their machinery.
   const named = process.env.SERVICE_EXTENSIONS?.trim();
   const composed: ComposedExtensions = named ? await (await import('./extensions.js')).loadAndCompose(named) : { sections: [], auditActions: {}, added: {} };
   const early = startEarly(composed);
-  const { createApp } = await import('./app.js');
-  const { app, config, close, consolePath } = await createApp({}, early);
-  await releaseBootMemory();
-  await app.listen(config.env.PORT, config.env.HOST);
-  // nestjs-pino takes a call's last string for its context: the message comes before it.
-  const { Logger, PinoLogger } = await import('nestjs-pino');
-  const { writePlainLine } = await import('./platform/logging/logging.js');
-  const logger = app.get(Logger);
-  const CONTEXT = 'Main';
-  const { port } = app.getHttpServer().address() as { port: number };
-  const url = serviceUrl(config.env, port);
-  logger.log(
-    { port, url, database: config.embeddedDatabase ? 'embedded' : 'postgres', redis: !!config.env.REDIS_URL, startupMs: Math.round(performance.now() - started) },
-    'service listening',
-    CONTEXT,
-  );
-  // One plain line for whoever started it by hand, the last of the start: where to go. The
-  // console only when it is served (on and built), the docs only when they are (off in
-  // production unless DOCS_ENABLED).
-  const links = [consolePath && `admin console: ${url}${consolePath}`, config.docsEnabled && `API docs: ${url}/docs`].filter(Boolean);
-  writePlainLine(PinoLogger.root, `${config.env.PROJECT_CODENAME}-${config.env.SERVICE_CODENAME} ${config.env.APP_VERSION} listening on ${url}${links.length ? ` (${links.join(', ')})` : ''}`);
-
-  // Graceful shutdown: stop accepting, finish in-flight requests, close pools and the database.
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.log({ signal }, 'shutting down', CONTEXT);
-    await close();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  const { bootstrap } = await import('./bootstrap.js');
+  await bootstrap({}, early);
 }
 
 main().catch((error: unknown) => {

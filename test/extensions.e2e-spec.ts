@@ -150,7 +150,7 @@ describeBuilt(`the built service with SERVICE_EXTENSIONS${built}`, () => {
 
 // `npm pack`: the tarball another team installs. Installed here into a fresh project whose other
 // dependencies are this checkout's (linked, so nothing is downloaded), with an extension written
-// in TypeScript against the packed types, then started with createApp({ extensions }).
+// in TypeScript against the packed types, then started with bootstrap({ extensions }).
 describeBuilt(`the packed package in another project${built}`, () => {
   let project: string;
   beforeAll(() => {
@@ -194,11 +194,9 @@ describeBuilt(`the packed package in another project${built}`, () => {
     writeFileSync(
       join(project, 'server.mjs'),
       [
-        "import { createApp } from 'svc-auth';",
+        "import { bootstrap } from 'svc-auth';",
         "import hello from './dist/ext.js';",
-        'const { app } = await createApp({ extensions: [hello] });',
-        "await app.listen(0, '127.0.0.1');",
-        'process.stdout.write(`listening on http://127.0.0.1:${app.getHttpServer().address().port}\\n`);',
+        'await bootstrap({ extensions: [hello] });',
       ].join('\n'),
     );
     const { child, url } = await startProcess(['server.mjs'], project, {});
@@ -206,6 +204,10 @@ describeBuilt(`the packed package in another project${built}`, () => {
       expect(await (await fetch(`${url}/hello-api/open`)).json()).toEqual({ hello: 'world' });
       const refused = await fetch(`${url}/hello-api/me`);
       expect(refused.status).toBe(401);
+      // started as `npm start` starts the service: a SIGTERM stops it gracefully
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
     } finally {
       await stop(child);
     }
