@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { AppError } from '../src/kernel/errors.js';
 import { AppConfig } from '../src/platform/config/app-config.js';
 import { BootChecks } from '../src/platform/config/boot-checks.js';
-import type { RealtimeChannelSettings } from '../src/platform/config/realtime-settings.js';
+import type { RealtimeChannelSettings } from '../src/channels/realtime/realtime.settings.js';
 import { RealtimeChannelService } from '../src/channels/realtime/realtime.service.js';
 import { APP, decrypt, fakePusherApi, verifySigned, webhook, type PusherRequest } from './fake-pusher.js';
 import type { FakeApi } from './fake-api.js';
