@@ -1,3 +1,4 @@
+import 'reflect-metadata'; // the sections' decorators (class-transformer's @Type) read design types as they load
 import { RealtimeSection } from './channels/realtime/realtime.settings.js';
 import { BrokerSection } from './delivery/broker/broker.settings.js';
 import { NotificationSection } from './delivery/notification/notification.settings.js';
