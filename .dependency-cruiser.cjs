@@ -29,10 +29,21 @@ const onlyLayers = {
   to: { path: '^src/[^/]+/', pathNot: LAYERS.map((layer) => `^src/${layer}/`) },
 };
 
+// The settings mechanism knows no section: the features declare theirs and the root composes
+// them (src/settings.ts, ADR 27). Already implied by the layer rule; stated so a move says why.
+const configKnowsNoFeature = {
+  name: 'config-knows-no-feature',
+  severity: 'error',
+  comment: 'src/platform/config/ loads and checks sections it is given: a feature owns its settings class (<feature>.settings.ts) and src/settings.ts composes them.',
+  from: { path: '^src/platform/config/' },
+  to: { path: [`^src/(${LAYERS.slice(1).join('|')})/`, '^src/[^/]+\\.ts$'] },
+};
+
 module.exports = {
   forbidden: [
     ...layerRules,
     onlyLayers,
+    configKnowsNoFeature,
     {
       name: 'no-circular',
       severity: 'error',

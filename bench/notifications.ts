@@ -11,9 +11,10 @@ import { Redis } from 'ioredis';
 import { SMTPServer } from 'smtp-server';
 import { DataSource } from 'typeorm';
 import { createApp } from '../src/app.js';
-import type { ChannelName } from '../src/platform/config/notification-settings.js';
+import type { ChannelName } from '../src/delivery/notification/notification.settings.js';
 import { QUEUE_NAME } from '../src/delivery/notification/bullmq-queue.js';
 import { NotificationService } from '../src/delivery/notification/notification.service.js';
+import { NotificationSection } from '../src/delivery/notification/notification.settings.js';
 
 const COUNT = Math.min(5000, Math.max(1, Number(process.env.BENCH_COUNT ?? 500) || 500));
 const SENDERS = 10; // concurrent callers of send(), like requests arriving together
@@ -100,7 +101,7 @@ async function runQueue(label: string, redisUrl: string | undefined, smtp: Smtp)
     const notifications = running.app.get(NotificationService);
     // The seeded super administrator: a user (for inApp) with an address (for email).
     const [admin] = await dataSource.query<{ id: string; storeId: string }[]>(`SELECT id, "storeId" FROM users ORDER BY "createdAt" LIMIT 1`);
-    const { concurrency } = running.config.settings.notifications.worker;
+    const { concurrency } = running.config.section(NotificationSection).notifications.worker;
 
     for (const channel of ['email', 'inApp'] as ChannelName[]) {
       const smtpBefore = smtp.received();

@@ -10,6 +10,7 @@ import { M2mModule } from './identity/m2m/m2m.module.js';
 import { AvatarModule } from './identity/avatar/avatar.module.js';
 import { BucketModule } from './identity/bucket/bucket.module.js';
 import type { Clock } from './platform/clock/clock.js';
+import { CorsModule } from './kernel/cors.module.js';
 import { DomainEventsModule } from './kernel/domain-events.module.js';
 import { ErrorFilter } from './kernel/error.filter.js';
 import { RouteMethods } from './kernel/route-methods.js';
@@ -81,6 +82,7 @@ export class AppModule implements OnModuleInit {
         DatabaseModule.forRoot(databaseUrl, [...ENTITIES, ...(added.entities ?? [])], added.migrations),
         ExtensionCatalogueModule.forRoot(added.catalogue ?? new ExtensionCatalogue()),
         DiscoveryModule,
+        CorsModule,
         RedisModule,
         RateLimitModule,
         AuditModule,

@@ -15,10 +15,10 @@ import { NestLogger, requestLog } from './platform/logging/logging.js';
 import type { ContextRequest } from './kernel/request-context.js';
 import { securityHeaders } from './kernel/security-headers.js';
 import { StrictValidationPipe } from './kernel/validation.js';
-import { AppConfig, type ConfigSources } from './platform/config/app-config.js';
-import { CorsPolicy } from './platform/config/cors.js';
+import { CorsPolicy } from './kernel/cors-policy.js';
 import { EmbeddedPostgres } from './platform/database/embedded-postgres.js';
 import { Metrics } from './kernel/metrics.js';
+import { ServiceConfig, type ServiceConfigSources } from './settings.js';
 import { buildOpenApiDocument } from './operations/openapi/openapi.js';
 import { consoleStatic } from './operations/console/console-static.js';
 import { projectPath } from './platform/config/project-path.js';
@@ -28,10 +28,12 @@ import { REALTIME_FORM_ROUTES } from './channels/realtime/realtime.controller.js
 import { INTROSPECTION_ROUTE } from './identity/auth/token.controller.js';
 import { SocialProviderRegistry } from './identity/social/social-provider-registry.js';
 import { TenancyMiddleware } from './identity/tenancy/tenancy.middleware.js';
+import { ApiKeySection } from './identity/apikey/api-key.settings.js';
+import { ConsoleSection } from './operations/console/console.settings.js';
 
 export interface RunningApp {
   app: NestExpressApplication;
-  config: AppConfig;
+  config: ServiceConfig;
   // Where the admin console is served; undefined when it is off or not built.
   consolePath: string | undefined;
   // Closes the application, then the embedded database when there is one.
@@ -41,7 +43,7 @@ export interface RunningApp {
 // What main.ts starts before it loads the application's modules: the embedded database opens
 // on its own thread while they load (see startEarly in main.ts).
 export interface EarlyStart {
-  config: AppConfig;
+  config: ServiceConfig;
   embedded: Promise<EmbeddedPostgres | undefined>;
   // The extensions the configuration was loaded with.
   composed: ComposedExtensions;
@@ -49,7 +51,7 @@ export interface EarlyStart {
 
 // What createApp builds the service from: the configuration's sources and the extensions
 // (docs/extending.md) to mount.
-export interface AppSources extends ConfigSources {
+export interface AppSources extends ServiceConfigSources {
   extensions?: readonly Extension[];
 }
 
@@ -59,7 +61,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
 // Builds the whole service: used by main.ts and by the tests, so both run the same thing.
 export async function createApp(sources: AppSources = {}, early?: EarlyStart): Promise<RunningApp> {
   const composed = early?.composed ?? composeExtensions(sources.extensions ?? []);
-  const config = early?.config ?? AppConfig.load({ ...sources, sections: composed.sections });
+  const config = early?.config ?? ServiceConfig.load({ ...sources, sections: composed.sections });
   const added = { ...composed.added, imports: [...(composed.added.imports ?? []), ...(sources.imports ?? [])] };
   const embedded = await (early?.embedded ?? EmbeddedPostgres.forConfig(config));
   try {
@@ -83,13 +85,13 @@ export async function createApp(sources: AppSources = {}, early?: EarlyStart): P
     const signInProviders = app.get(SocialProviderRegistry);
     // The admin console's files (docs/console.md): before the body parser and the tenant, which
     // static files need neither of.
-    const consoleFiles = consoleStatic(config.settings.console, projectPath('dist', 'console'), config.env.PROJECT_CODENAME, (message) => logger.warn(message, 'Console'));
+    const consoleFiles = consoleStatic(config.section(ConsoleSection).console, projectPath('dist', 'console'), config.env.PROJECT_CODENAME, (message) => logger.warn(message, 'Console'));
     // JSON bodies, then the tenant, last. Mounted here rather than through Nest's
     // MiddlewareConsumer, which adds them as routes matching every path (`{*splat}`): Express then
     // matches and decodes each request's path for them.
     app.use(
       inSequence(
-        requestContext([requestLog(PinoLogger.root, config), (req, res) => metrics.observeRequest(req, res), (req, res) => apiDone.observeRequest(req, res)], openRequests),
+        requestContext([requestLog(PinoLogger.root, [config.settings.apiKeys.fieldName]), (req, res) => metrics.observeRequest(req, res), (req, res) => apiDone.observeRequest(req, res)], openRequests),
         securityHeaders(),
         corsMiddleware(app.get(CorsPolicy)),
         ...(consoleFiles ? [consoleFiles.handle] : []),
@@ -99,7 +101,7 @@ export async function createApp(sources: AppSources = {}, early?: EarlyStart): P
       ),
     );
     app.useWebSocketAdapter(new EventsIoAdapter(app, config, app.get(CorsPolicy), app.get(ExtensionCatalogue)));
-    const { location, fieldName } = config.settings.apiKeys;
+    const { location, fieldName } = config.section(ApiKeySection).apiKeys;
     app.useGlobalPipes(new StrictValidationPipe(location === 'body' || location === 'query' ? [fieldName] : []));
 
     if (config.docsEnabled) SwaggerModule.setup('docs', app, buildOpenApiDocument(app, config));

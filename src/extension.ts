@@ -5,8 +5,8 @@ import 'reflect-metadata';
 import type { DynamicModule, Type } from '@nestjs/common';
 import type { ErrorSet } from './kernel/errors.js';
 import type { PermissionGroup } from './kernel/extensions.js';
-import type { AccessLevel } from './platform/config/event-settings.js';
-import type { ChannelName } from './platform/config/notification-settings.js';
+import type { AccessLevel } from './kernel/data-objects.settings.js';
+import type { ChannelName } from './kernel/templates.settings.js';
 
 // A data object whose events an extension publishes (`<svc>-<object>-<verb>`), with the access
 // level that decides which subscribers hear them, as the settings' `dataObjectAccess` does.

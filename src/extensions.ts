@@ -12,8 +12,8 @@ import { registerErrors } from './kernel/errors.js';
 import { ExtensionCatalogue } from './kernel/extensions.js';
 import { AppConfig } from './platform/config/app-config.js';
 import { ConfigError } from './platform/config/env.js';
-import { DataObjectAccessSetting, EventSubscriptionSetting } from './platform/config/event-settings.js';
-import { TemplateSetting } from './platform/config/notification-settings.js';
+import { DataObjectAccessSetting, EventSubscriptionSetting } from './kernel/data-objects.settings.js';
+import { TemplateSetting } from './delivery/notification/notification.settings.js';
 import type { SettingsSection } from './platform/config/settings.js';
 
 // How the service takes in extensions (docs/extending.md): loads them from SERVICE_EXTENSIONS,

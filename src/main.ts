@@ -1,5 +1,5 @@
 import type { EarlyStart } from './app.js';
-import { AppConfig } from './platform/config/app-config.js';
+import { ServiceConfig } from './settings.js';
 import { ConfigError } from './platform/config/env.js';
 import { EmbeddedPostgres } from './platform/database/embedded-postgres.js';
 import type { ComposedExtensions } from './extensions.js';
@@ -9,7 +9,7 @@ import type { ComposedExtensions } from './extensions.js';
 // the database, and the two overlap.
 // Extensions (SERVICE_EXTENSIONS) come before the configuration, which checks their settings.
 function startEarly(composed: ComposedExtensions): EarlyStart {
-  const config = AppConfig.load({ sections: composed.sections });
+  const config = ServiceConfig.load({ sections: composed.sections });
   const embedded = EmbeddedPostgres.forConfig(config);
   embedded.catch(() => undefined); // awaited by createApp; a failure is reported there
   return { config, embedded, composed };

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type TestAgent from 'supertest/lib/agent.js';
 import { DataSource } from 'typeorm';
 import { DAY_MS, ManualClock } from '../src/platform/clock/clock.js';
-import type { ApiKeyLocation } from '../src/platform/config/settings.js';
+import type { ApiKeyLocation } from '../src/identity/apikey/api-key.settings.js';
 import type { FakeApi } from './fake-api.js';
 import { APP, fakePusherApi, type PusherRequest } from './fake-pusher.js';
 import { login, PASSWORD, registerStore, startApp, SUPER_ADMIN, unique, uniqueEmail, type RegisteredStore, type TestApp, expectError } from './helpers.js';

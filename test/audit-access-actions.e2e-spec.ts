@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { AuditService } from '../src/operations/audit/audit.service.js';
-import type { SettingsOverrides } from '../src/platform/config/settings.js';
+import type { SettingsOverrides } from '../src/settings.js';
 import { login, PASSWORD, registerStore, startApp, SUPER_ADMIN, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
 
 // What the store, grant, group and lockout actions record in the audit log: who did it to what,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { AvatarService } from '../src/identity/avatar/avatar.service.js';
-import { AppConfig } from '../src/platform/config/app-config.js';
+// The service's configuration: the platform's AppConfig over the service's own sections.
+import { ServiceConfig as AppConfig } from '../src/settings.js';
 import { PASSWORD, login, registerStore, startApp, uniqueEmail, type TestApp } from './helpers.js';
 
 const HEADER = 'svc-store-codename';

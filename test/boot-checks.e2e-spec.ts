@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { SettingsOverrides } from '../src/platform/config/settings.js';
+import type { SettingsOverrides } from '../src/settings.js';
 import { startApp } from './helpers.js';
 
 // Three mistakes in three sections, each checked by another module (the event channel, the

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { loadSettings } from '../src/platform/config/settings.js';
+import { loadSettings } from '../src/settings.js';
 import { ConfigError } from '../src/platform/config/env.js';
 import { connectSocket, listen, openSse } from './event-clients.js';
 import { PASSWORD, registerStore, startApp, waitFor, type TestApp } from './helpers.js';

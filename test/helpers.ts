@@ -8,7 +8,7 @@ import type TestAgent from 'supertest/lib/agent.js';
 import { createApp, type RunningApp } from '../src/app.js';
 import type { Extension } from '../src/extension.js';
 import type { Clock } from '../src/platform/clock/clock.js';
-import type { SettingsOverrides } from '../src/platform/config/settings.js';
+import type { SettingsOverrides } from '../src/settings.js';
 import { DatabaseNotifications } from '../src/platform/database/database-notifications.js';
 import { describeIf } from './conditions.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import type { SettingsOverrides } from '../src/platform/config/settings.js';
+import type { SettingsOverrides } from '../src/settings.js';
 import { PASSWORD, registerStore, startApp, unique, uniqueEmail, type RegisteredStore, type TestApp, expectError as expectErrorShape } from './helpers.js';
 
 // The spec's login-identifier rules, seen through POST /v1/registerstoreuser into a fresh store.

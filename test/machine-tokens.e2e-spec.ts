@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { AuditService } from '../src/operations/audit/audit.service.js';
 import { ManualClock } from '../src/platform/clock/clock.js';
-import type { SettingsOverrides } from '../src/platform/config/settings.js';
+import type { SettingsOverrides } from '../src/settings.js';
 import { mintMachineToken } from '../src/identity/m2m/machine-token.js';
 import { login, PASSWORD, registerStore, startApp, type RegisteredStore, type TestApp, expectError, describeWithRedis, expectSocketsReleased, openSockets } from './helpers.js';
 

@@ -1,7 +1,7 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import type { ProviderSetting } from '../src/platform/config/notification-settings.js';
+import type { ProviderSetting } from '../src/delivery/notification/notification.settings.js';
 
 // A real SMTP server on 127.0.0.1 that records and parses what it receives, and the settings of
 // an SMTP provider pointed at it.

@@ -5,7 +5,7 @@ import type { DeliveryAttempt } from '../src/delivery/notification/notification.
 import { NotificationService, type SendRequest } from '../src/delivery/notification/notification.service.js';
 import { ProviderRegistry, type ProviderPlacement } from '../src/delivery/notification/provider-registry.js';
 import { ProviderError, type NotificationProvider, type OutgoingMessage } from '../src/delivery/notification/providers/provider.js';
-import type { SettingsOverrides } from '../src/platform/config/settings.js';
+import type { SettingsOverrides } from '../src/settings.js';
 import { PASSWORD, registerStore, startApp, unique, uniqueEmail, type TestApp, waitFor } from './helpers.js';
 
 // Delivery providers an extension registers in code (providers/provider.ts's interface), beside or

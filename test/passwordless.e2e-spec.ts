@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ParsedMail } from 'mailparser';
 import { DataSource } from 'typeorm';
 import { ManualClock } from '../src/platform/clock/clock.js';
-import type { SettingsOverrides } from '../src/platform/config/settings.js';
+import type { SettingsOverrides } from '../src/settings.js';
 import { AuditService } from '../src/operations/audit/audit.service.js';
 import { FakeApi, type Received } from './fake-api.js';
 import { smtp, startMailServer, type MailServer } from './mail-server.js';

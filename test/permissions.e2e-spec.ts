@@ -1,6 +1,6 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { SettingsOverrides } from '../src/platform/config/settings.js';
+import type { SettingsOverrides } from '../src/settings.js';
 import { PolicyAudit } from '../src/kernel/policy-audit.js';
 import { mintMachineToken } from '../src/identity/m2m/machine-token.js';
 import { ProbeModule } from './fixtures/access-probe.js';

@@ -3,9 +3,10 @@ import { createServer as createNetServer, connect, type Server as NetServer } fr
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { AppError } from '../src/kernel/errors.js';
-import { AppConfig } from '../src/platform/config/app-config.js';
+// The service's configuration: the platform's AppConfig over the service's own sections.
+import { ServiceConfig as AppConfig } from '../src/settings.js';
 import { BootChecks } from '../src/platform/config/boot-checks.js';
-import type { RealtimeChannelSettings } from '../src/platform/config/realtime-settings.js';
+import type { RealtimeChannelSettings } from '../src/channels/realtime/realtime.settings.js';
 import { RealtimeChannelService } from '../src/channels/realtime/realtime.service.js';
 import { APP, decrypt, fakePusherApi, verifySigned, webhook, type PusherRequest } from './fake-pusher.js';
 import type { FakeApi } from './fake-api.js';

@@ -7,7 +7,7 @@ import { mintMachineToken } from '../src/identity/m2m/machine-token.js';
 import { RefreshTokenRepository } from '../src/identity/token/refresh-token.repository.js';
 import { ManualClock } from '../src/platform/clock/clock.js';
 import { AppConfig } from '../src/platform/config/app-config.js';
-import type { SettingsOverrides } from '../src/platform/config/settings.js';
+import type { SettingsOverrides } from '../src/settings.js';
 import {
   cookieNamed,
   describeWithRedis,

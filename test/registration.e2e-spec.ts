@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import bcrypt from 'bcrypt';
 import { DataSource } from 'typeorm';
-import type { SettingsOverrides } from '../src/platform/config/settings.js';
+import type { SettingsOverrides } from '../src/settings.js';
 import { UserRepository } from '../src/identity/user/user.repository.js';
 import { DomainEvents } from '../src/kernel/domain-events.js';
 import { PASSWORD, registerStore, startApp, unique, uniqueEmail, type TestApp, updateStoreRow } from './helpers.js';

@@ -6,7 +6,7 @@ import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent.js';
 import { DataSource } from 'typeorm';
 import { createApp, type RunningApp } from '../src/app.js';
-import type { SettingsOverrides } from '../src/platform/config/settings.js';
+import type { SettingsOverrides } from '../src/settings.js';
 import { DEFAULT_SUPER_ADMIN_EMAIL, PLACEHOLDER_MOBILE } from '../src/identity/seed/seed.service.js';
 import { expectSocketsReleased, openSockets, registerStore, startApp, type TestApp } from './helpers.js';
 

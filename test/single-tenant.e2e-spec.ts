@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { createApp } from '../src/app.js';
-import type { SettingsOverrides, Tenancy } from '../src/platform/config/settings.js';
+import type { SettingsOverrides } from '../src/settings.js';
+import type { Tenancy } from '../src/kernel/tenancy.settings.js';
 import { connectSocket, listen, openSse, refusedSocket } from './event-clients.js';
 import { expectError, login, PASSWORD, startApp, SUPER_ADMIN, unique, uniqueEmail, waitFor, type Login, type TestApp } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SAAS_ADMIN_PERMISSIONS, SERVICE_PERMISSION_GROUPS } from '../src/kernel/service-permissions.js';
-import type { SettingsOverrides } from '../src/platform/config/settings.js';
+import type { SettingsOverrides } from '../src/settings.js';
 import { expectError, login, PASSWORD, registerStore, startApp, SUPER_ADMIN, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
 
 // User groups and members, and grants made through them: tenant vs global groups, cross-store

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import type { SettingsOverrides } from '../src/platform/config/settings.js';
+import type { SettingsOverrides } from '../src/settings.js';
 import { login, PASSWORD, registerStore, startApp, SUPER_ADMIN, uniqueEmail, type Login, type RegisteredStore, type TestApp } from './helpers.js';
 
 const HEADER = 'svc-store-codename';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { SettingsOverrides } from '../src/platform/config/settings.js';
+import type { SettingsOverrides } from '../src/settings.js';
 import { expectError, itIf, login, PASSWORD, registerStore, startApp, type TestApp } from './helpers.js';
 
 // Two instances on one database (and one Redis when REDIS_URL is set), as replicas behind a

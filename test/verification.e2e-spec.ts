@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { ManualClock } from '../src/platform/clock/clock.js';
-import type { SettingsOverrides } from '../src/platform/config/settings.js';
+import type { SettingsOverrides } from '../src/settings.js';
 import { EventPublisher } from '../src/delivery/broker/event-publisher.js';
 import { VerificationRepository } from '../src/identity/verification/verification.repository.js';
 import { expectError, login, PASSWORD, registerStore, startApp, uniqueEmail, waitFor, randomMobile, type RegisteredStore, type TestApp } from './helpers.js';

@@ -20,6 +20,7 @@ import { SupportTicketSettings } from './settings.js';
 import type { TicketEntity } from './ticket.entity.js';
 import { ticketNotFound } from './tickets.catalogue.js';
 import { TicketRepository } from './tickets.repository.js';
+import { PagingSection } from '../../src/kernel/paging.settings.js';
 
 // The tickets' rules. Each change writes its audit entry in its own transaction, and tells the
 // event channel once it has committed.
@@ -37,7 +38,7 @@ export class TicketsService {
   ) {}
 
   page(query: PageQuery): PageRequest {
-    return pageRequest(query, this.config.settings.paging);
+    return pageRequest(query, this.config.section(PagingSection).paging);
   }
 
   // A ticket of its own for the caller (or, from the listener, for a new user: `by` is null).

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { CorsPolicy } from '../platform/config/cors.js';
+import type { CorsPolicy } from './cors-policy.js';
 
 const METHODS = 'GET,HEAD,POST,PUT,PATCH,DELETE';
 

@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsDefined, IsNumber, IsOptional, IsString, MaxLength } from 'class-validator';
 import { ConfigError } from '../platform/config/env.js';
-import type { CustomPropertySetting } from '../platform/config/settings.js';
+import type { CustomPropertySetting } from './custom-properties.settings.js';
 
 // Custom user and store properties come from settings, so their validation is declared on the
 // input class at boot. A name that collides with a system field stops the boot.

@@ -2,6 +2,7 @@ import { Injectable, Logger, Optional, type BeforeApplicationShutdown, type OnAp
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { AppConfig } from '../platform/config/app-config.js';
 import { Outbox, type OutboxRow } from '../platform/database/outbox.js';
+import { DomainEventSection } from './domain-events.settings.js';
 
 // The metadata `@OnDomainEvent` (domain-events.ts) puts on a listener method: the event names.
 export const LISTENS_TO = 'domain-events:listens-to';
@@ -84,7 +85,7 @@ export class DomainEventDispatcher implements OnModuleInit, OnApplicationBootstr
   }
 
   onApplicationBootstrap(): void {
-    const { sweepSeconds } = this.config.settings.domainEvents;
+    const { sweepSeconds } = this.config.section(DomainEventSection).domainEvents;
     void this.sweep();
     this.sweepTimer = setInterval(() => void this.sweep(), sweepSeconds * 1000);
     this.sweepTimer.unref();
@@ -131,7 +132,7 @@ export class DomainEventDispatcher implements OnModuleInit, OnApplicationBootstr
   }
 
   private async sweepAll(): Promise<number> {
-    const { leaseSeconds } = this.config.settings.domainEvents;
+    const { leaseSeconds } = this.config.section(DomainEventSection).domainEvents;
     let total = 0;
     for (;;) {
       const rows = await this.outbox.claim(leaseSeconds, SWEEP_BATCH);
@@ -145,7 +146,7 @@ export class DomainEventDispatcher implements OnModuleInit, OnApplicationBootstr
 
   // Deletes the events delivered longer ago than the retention; how many went.
   async prune(): Promise<number> {
-    const { retentionHours } = this.config.settings.domainEvents;
+    const { retentionHours } = this.config.section(DomainEventSection).domainEvents;
     let total = 0;
     for (;;) {
       const n = await this.outbox.prune(retentionHours, PRUNE_BATCH);

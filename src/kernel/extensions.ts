@@ -1,5 +1,5 @@
-import type { DataObjectAccessSetting, EventSubscriptionSetting } from '../platform/config/event-settings.js';
-import type { TemplateSetting } from '../platform/config/notification-settings.js';
+import type { DataObjectAccessSetting, EventSubscriptionSetting } from './data-objects.settings.js';
+import type { TemplateSetting } from './templates.settings.js';
 
 // A group of permissions an extension declares: they join the PBAC catalogue beside the
 // service's own and the deployment's `permissionGroups` (grantable, listed, checked at boot).

@@ -1,4 +1,5 @@
 import { Reflector } from '@nestjs/core';
+import type { PublicRoutesSection } from './policy.settings.js';
 
 // Route policy: every route declares `@Public()` or `@Authenticated({...})`. A route with
 // neither fails the boot (PolicyAudit), so nothing is open by accident.
@@ -25,7 +26,7 @@ export interface AuthPolicy {
   // The avatar bucket also takes the login's `userBucketToken`.
   bucketToken?: boolean;
   // Open to anyone when this setting is true (POST /users with userRegisterIsPublic).
-  publicWhen?: 'userRegisterIsPublic';
+  publicWhen?: keyof PublicRoutesSection;
   // `/currentuser` answers 401 in its own shape: `{ status: 'ERR', message: 'No login found' }`.
   noLoginShape?: boolean;
   // Open to a login whose second factor is pending (`/currentuser`, the 2FA routes); every

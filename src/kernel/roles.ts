@@ -1,4 +1,4 @@
-import type { Tenancy } from '../platform/config/settings.js';
+import type { Tenancy } from './tenancy.settings.js';
 
 // The spec's role sets. Tenant-level users hold tenant roles; the root store holds SaaS roles,
 // or, in a single-tenant deployment (settings.tenancy), the organisation's roles.

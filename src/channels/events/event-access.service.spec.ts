@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { captureNestLog } from '../../../test/nest-log.js';
-import type { EventSubscriptionSetting } from '../../platform/config/event-settings.js';
+import type { EventSubscriptionSetting } from '../../kernel/data-objects.settings.js';
 import type { SessionData } from '../../kernel/principal.js';
 import { EventAccessService, MessageContext, type Subscriber } from './event-access.service.js';
 import { compileSubscriptions, type CompiledSubscription } from './event-subscriptions.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError } from '../../platform/config/env.js';
-import type { EventSubscriptionSetting } from '../../platform/config/event-settings.js';
+import type { EventSubscriptionSetting } from '../../kernel/data-objects.settings.js';
 import { compileSubscriptions } from './event-subscriptions.js';
 
 function sub(overrides: Partial<EventSubscriptionSetting> = {}, topic: Record<string, unknown> = {}): EventSubscriptionSetting {

@@ -1,8 +1,8 @@
 import { BUILT_IN_OBJECTS } from '../../delivery/broker/data-objects.js';
 import { resolveTopicAlias } from '../../delivery/broker/topics.js';
 import { ConfigError } from '../../platform/config/env.js';
-import type { AccessLevel } from '../../platform/config/event-settings.js';
-import type { ServiceSettings } from '../../platform/config/settings.js';
+import type { AccessLevel } from '../../kernel/data-objects.settings.js';
+import type { BrokerSection } from '../../delivery/broker/broker.settings.js';
 import { compileScript, type Script, type ScriptKind } from './event-scripts.js';
 
 export interface CompiledTopic {
@@ -29,7 +29,7 @@ export interface CompiledSubscription {
 
 // Every subscription of the settings, with aliases resolved and scripts compiled; anything
 // wrong stops the boot with the subscription and topic named.
-export function compileSubscriptions(settings: Pick<ServiceSettings, 'eventSubscriptions' | 'dataObjectAccess'>, service: string): Map<string, CompiledSubscription> {
+export function compileSubscriptions(settings: Pick<BrokerSection, 'eventSubscriptions' | 'dataObjectAccess'>, service: string): Map<string, CompiledSubscription> {
   const problems: string[] = [];
   const objects = new Map(BUILT_IN_OBJECTS.map((o) => [o.name.toLowerCase(), o]));
   for (const o of settings.dataObjectAccess) objects.set(o.name.toLowerCase(), o);

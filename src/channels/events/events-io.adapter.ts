@@ -5,9 +5,10 @@ import { createAdapter } from '@socket.io/redis-adapter';
 import { Redis } from 'ioredis';
 import { closeRedis } from '../../platform/redis/close-redis.js';
 import type { AppConfig } from '../../platform/config/app-config.js';
-import type { CorsPolicy } from '../../platform/config/cors.js';
+import type { CorsPolicy } from '../../kernel/cors-policy.js';
 import { REDIS_OPTIONS, watchRedis } from '../../platform/redis/redis.module.js';
 import { EVENTS_NAMESPACE } from './events.gateway.js';
+import { BrokerSection } from '../../delivery/broker/broker.settings.js';
 
 // Socket.IO on the service's HTTP server: CORS from settings `cors` (as the HTTP routes; the
 // handshake itself refuses other origins, see EventsService.assertOrigin), and with REDIS_URL the
@@ -33,7 +34,7 @@ export class EventsIoAdapter extends IoAdapter {
 
   override create(port: number, options?: Parameters<IoAdapter['create']>[1]): ReturnType<IoAdapter['create']> {
     if (options?.namespace !== (EVENTS_NAMESPACE as unknown)) return super.create(port, options);
-    const names = new Set([...this.extensions.eventSubscriptions, ...this.config.settings.eventSubscriptions].map((s) => `/events/${s.name}`));
+    const names = new Set([...this.extensions.eventSubscriptions, ...this.config.section(BrokerSection).eventSubscriptions].map((s) => `/events/${s.name}`));
     const match = (name: string, _auth: unknown, next: (err: Error | null, allow: boolean) => void) => next(null, EVENTS_NAMESPACE.test(name) && names.has(name));
     return super.create(port, { ...options, namespace: match } as unknown as typeof options);
   }

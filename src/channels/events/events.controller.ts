@@ -10,6 +10,7 @@ import { AppConfig } from '../../platform/config/app-config.js';
 import { channelError } from './event-errors.js';
 import type { EventClient, EventTransport } from './event-hub.js';
 import { EventsService } from './events.service.js';
+import { BrokerSection } from '../../delivery/broker/broker.settings.js';
 
 // This route, as a pending second factor's message names it (`errMsg_getEventsByNameStreamRequiresEmail2FA`).
 const STREAM_ROUTE = { method: 'GET', path: '/events/:name/stream' };
@@ -35,7 +36,7 @@ export class EventsController implements EventTransport {
     private readonly events: EventsService,
     config: AppConfig,
   ) {
-    const channel = config.settings.eventChannel;
+    const channel = config.section(BrokerSection).eventChannel;
     this.bufferLimit = channel.clientBufferLimit;
     this.heartbeatMs = channel.heartbeatSeconds * 1000;
   }

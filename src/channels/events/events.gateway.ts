@@ -8,6 +8,7 @@ import { AppConfig } from '../../platform/config/app-config.js';
 import { asChannelFailure, channelError } from './event-errors.js';
 import type { EventClient, EventTransport } from './event-hub.js';
 import { EventsService } from './events.service.js';
+import { BrokerSection } from '../../delivery/broker/broker.settings.js';
 
 // Matched by EventsIoAdapter against the configured subscription names only: Socket.IO creates
 // (and keeps) a namespace for every name it matches, before any handshake check.
@@ -38,7 +39,7 @@ export class EventsGateway implements OnGatewayInit, OnGatewayConnection, OnGate
     private readonly events: EventsService,
     config: AppConfig,
   ) {
-    this.bufferLimit = config.settings.eventChannel.clientBufferLimit;
+    this.bufferLimit = config.section(BrokerSection).eventChannel.clientBufferLimit;
     this.storeHeader = `${config.env.PROJECT_CODENAME}-store-codename`;
   }
 

@@ -3,12 +3,13 @@ import { ExtensionCatalogue } from '../../kernel/extensions.js';
 import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
-import { CorsPolicy } from '../../platform/config/cors.js';
+import { CorsPolicy } from '../../kernel/cors-policy.js';
 import { EventAccessService, type SubscribeResult } from './event-access.service.js';
 import { EventHub, type EventClient } from './event-hub.js';
 import type { CallerCredentials } from '../../identity/auth/caller-resolver.js';
 import { EventPrincipals, type ConnectionPrincipal } from './event-principals.js';
 import { compileSubscriptions, type CompiledSubscription } from './event-subscriptions.js';
+import { BrokerSection } from '../../delivery/broker/broker.settings.js';
 
 const TOPIC_NAME_MAX = 200;
 
@@ -29,7 +30,7 @@ export class EventsService {
   ) {
     // Compiled here, at boot: a bad alias or script stops the service with its name, together
     // with every other module's settings problems (BootChecks).
-    this.subscriptions = checks.collect(() => compileSubscriptions(withExtensions(config.settings, extensions), config.env.SERVICE_CODENAME)) ?? new Map();
+    this.subscriptions = checks.collect(() => compileSubscriptions(withExtensions(config.section(BrokerSection), extensions), config.env.SERVICE_CODENAME)) ?? new Map();
   }
 
   subscription(name: string, transport: CompiledSubscription['transport']): CompiledSubscription {
@@ -70,7 +71,7 @@ export class EventsService {
   topicList(topics: unknown, form: 'array' | 'text' = 'array'): string[] {
     const list = form === 'text' && typeof topics === 'string' ? topics.split(',').map((t) => t.trim()).filter(Boolean) : topics;
     if (!Array.isArray(list)) throw new AppError('ValidationFailed', 'topics must be an array of topic names');
-    const max = this.config.settings.eventChannel.maxTopicsPerRequest;
+    const max = this.config.section(BrokerSection).eventChannel.maxTopicsPerRequest;
     if (list.length > max) throw new AppError('ValidationFailed', `at most ${max} topics per request`);
     if (!list.length) throw new AppError('ValidationFailed', 'name at least one topic');
     if (list.some((t) => typeof t !== 'string' || !t || t.length > TOPIC_NAME_MAX)) throw new AppError('ValidationFailed', `topic names are non-empty strings of at most ${TOPIC_NAME_MAX} characters`);
@@ -80,7 +81,7 @@ export class EventsService {
 
 // The extensions' data objects and subscriptions beside the settings': the settings' win where
 // both name the same data object.
-function withExtensions(settings: AppConfig['settings'], extensions: ExtensionCatalogue): Parameters<typeof compileSubscriptions>[0] {
+function withExtensions(settings: BrokerSection, extensions: ExtensionCatalogue): Parameters<typeof compileSubscriptions>[0] {
   return {
     eventSubscriptions: [...extensions.eventSubscriptions, ...settings.eventSubscriptions],
     dataObjectAccess: [...extensions.dataObjects, ...settings.dataObjectAccess],

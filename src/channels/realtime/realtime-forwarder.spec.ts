@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { AppConfig } from '../../platform/config/app-config.js';
+// The service's configuration: the platform's AppConfig over the service's own sections.
+import { ServiceConfig as AppConfig } from '../../settings.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
-import type { RealtimeChannelSettings } from '../../platform/config/realtime-settings.js';
+import type { RealtimeChannelSettings } from './realtime.settings.js';
 import { RealtimeForwarder } from './realtime-forwarder.js';
 
 const BASE = { appId: '1', key: 'k', secret: { env: 'S' }, cluster: 'eu' };
@@ -11,7 +12,7 @@ const BASE = { appId: '1', key: 'k', secret: { env: 'S' }, cluster: 'eu' };
 function check(realtimeChannel: Partial<RealtimeChannelSettings>): () => void {
   const config = AppConfig.load({ env: { LOG_LEVEL: 'silent', S: 'secret' }, settings: { realtimeChannel: { ...BASE, ...realtimeChannel } as RealtimeChannelSettings } });
   const checks = new BootChecks();
-  const forwarder = new RealtimeForwarder(undefined as never, { onPublished: () => () => undefined } as never, undefined as never, config, checks);
+  const forwarder = new RealtimeForwarder(undefined as never, { onPublished: () => () => undefined } as never, undefined as never, config, checks, { declare: () => undefined } as never);
   return () => {
     forwarder.onModuleInit();
     checks.assert();

@@ -1,4 +1,5 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { ApiDoneAliases } from '../../delivery/broker/api-done.js';
 import { EventPublisher } from '../../delivery/broker/event-publisher.js';
 import { resolveTopicAlias } from '../../delivery/broker/topics.js';
 import { AppError } from '../../kernel/errors.js';
@@ -8,6 +9,7 @@ import { StoreService } from '../../identity/store/store.service.js';
 import { channelFor, forwardChannelProblem } from './realtime.channels.js';
 import { eventName, isEncrypted, MAX_NAME_LENGTH } from './realtime.limits.js';
 import { RealtimeChannelService } from './realtime.service.js';
+import { RealtimeSection } from './realtime.settings.js';
 
 interface ForwardRule {
   brokerTopic: string;
@@ -40,10 +42,12 @@ export class RealtimeForwarder implements OnModuleInit, OnApplicationShutdown {
     private readonly stores: StoreService,
     config: AppConfig,
     private readonly checks: BootChecks,
+    aliases: ApiDoneAliases,
   ) {
-    const rules = config.settings.realtimeChannel?.forwardRules ?? [];
+    const rules = config.section(RealtimeSection).realtimeChannel?.forwardRules ?? [];
     rules.forEach((rule, i) => {
       const at = `settings.realtimeChannel.forwardRules[${i}]`;
+      aliases.declare(`${at}.topic`, rule.topic);
       const resolved = resolveTopicAlias(rule.topic, config.env.SERVICE_CODENAME, new AnyObject());
       if ('error' in resolved) this.problems.push(`${at}.topic: ${resolved.error}`);
       const channelProblem = forwardChannelProblem(rule.channel);
@@ -51,7 +55,7 @@ export class RealtimeForwarder implements OnModuleInit, OnApplicationShutdown {
         this.problems.push(`${at}.channel: ${channelProblem}`);
       } else if (channelFor(rule.channel, 'x'.repeat(LONGEST_CODENAME)).length > MAX_NAME_LENGTH) {
         this.problems.push(`${at}.channel: longer than ${MAX_NAME_LENGTH} characters with a ${LONGEST_CODENAME}-character store codename`);
-      } else if (isEncrypted(rule.channel) && config.settings.realtimeChannel?.encryptionMasterKeyBase64 === undefined) {
+      } else if (isEncrypted(rule.channel) && config.section(RealtimeSection).realtimeChannel?.encryptionMasterKeyBase64 === undefined) {
         this.problems.push(`${at}.channel: an encrypted channel needs encryptionMasterKeyBase64`);
       }
       try {

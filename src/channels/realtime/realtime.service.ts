@@ -6,8 +6,9 @@ import type Pusher from 'pusher';
 import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
-import type { RealtimeChannelSettings } from '../../platform/config/realtime-settings.js';
+import type { RealtimeChannelSettings } from './realtime.settings.js';
 import * as check from './realtime.limits.js';
+import { RealtimeSection } from './realtime.settings.js';
 
 export interface TriggerInput {
   channel: unknown;
@@ -54,7 +55,7 @@ export class RealtimeChannelService {
   private readonly encryption: boolean;
 
   static async create(config: AppConfig, checks: BootChecks): Promise<RealtimeChannelService> {
-    return new RealtimeChannelService(config, checks, config.settings.realtimeChannel ? await loadLibrary() : undefined);
+    return new RealtimeChannelService(config, checks, config.section(RealtimeSection).realtimeChannel ? await loadLibrary() : undefined);
   }
 
   // `library` is loaded by `create` whenever `realtimeChannel` is set.
@@ -63,7 +64,7 @@ export class RealtimeChannelService {
     checks: BootChecks,
     private readonly library?: ProviderLibrary,
   ) {
-    const settings = config.settings.realtimeChannel;
+    const settings = config.section(RealtimeSection).realtimeChannel;
     this.encryption = settings?.encryptionMasterKeyBase64 !== undefined;
     // Reported, not thrown: the boot stops after init (BootChecks), so createApp closes the
     // database pool and Redis connections already opened.

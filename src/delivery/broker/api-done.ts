@@ -6,6 +6,7 @@ import type { ContextRequest } from '../../kernel/request-context.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
 import { routeName } from '../../kernel/route-name.js';
+import { BrokerSection } from './broker.settings.js';
 import { EventPublisher } from './event-publisher.js';
 import { apiDoneTopic, resolveTopicAlias } from './topics.js';
 
@@ -58,9 +59,12 @@ export class ApiDone {
 
 // At boot: an `<apiName>:done` alias in the settings (event subscriptions, notification event
 // rules, realtime forward rules) must name a route that changes something, or the service does
-// not start.
+// not start. The features that read aliases from their settings declare them here (the event
+// subscriptions are the broker's own); they are checked once every module has declared its own.
 @Injectable()
 export class ApiDoneAliases implements OnModuleInit {
+  private readonly declared: [where: string, alias: string][] = [];
+
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
@@ -68,16 +72,24 @@ export class ApiDoneAliases implements OnModuleInit {
     private readonly checks: BootChecks,
   ) {}
 
+  // An alias a feature's settings name, with where it is written (for the boot's message).
+  declare(where: string, alias: string): void {
+    this.declared.push([where, alias]);
+  }
+
   onModuleInit(): void {
+    this.checks.defer(() => this.problems());
+  }
+
+  private problems(): string[] {
     const names = new Map<string, string>();
     for (const r of controllerRoutes(this.discovery, this.scanner)) {
       if (MUTATING.has(r.method)) names.set(routeName(r.path, r.method).toLowerCase(), routeName(r.path, r.method));
     }
-    const { eventSubscriptions, notifications, realtimeChannel } = this.config.settings;
+    const { eventSubscriptions } = this.config.section(BrokerSection);
     const aliases: [where: string, alias: string][] = [
       ...eventSubscriptions.flatMap((s) => s.topics.map((t): [string, string] => [`settings.eventSubscriptions "${s.name}" topic "${t.name}"`, t.topic])),
-      ...notifications.eventRules.map((r): [string, string] => [`settings.notifications.eventRules: ${r.eventName} → ${r.template}`, r.eventName]),
-      ...(realtimeChannel?.forwardRules ?? []).map((r, i): [string, string] => [`settings.realtimeChannel.forwardRules[${i}].topic`, r.topic]),
+      ...this.declared,
     ];
     const problems: string[] = [];
     for (const [where, alias] of aliases) {
@@ -86,6 +98,6 @@ export class ApiDoneAliases implements OnModuleInit {
         problems.push(`${where}: alias "${alias}" names no route that changes something (POST, PUT, PATCH or DELETE); the API names are ${[...names.values()].sort().join(', ')}`);
       }
     }
-    this.checks.report(problems);
+    return problems;
   }
 }

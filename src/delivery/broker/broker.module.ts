@@ -6,6 +6,7 @@ import { Broker } from './broker.js';
 import { EventPublisher } from './event-publisher.js';
 import { MemoryBroker } from './memory-broker.js';
 import { RedisStreamsBroker } from './redis-streams-broker.js';
+import { BrokerSection } from './broker.settings.js';
 
 const brokerProvider = {
   provide: Broker,
@@ -15,7 +16,7 @@ const brokerProvider = {
     const onError = (err: unknown) => logger.error({ err }, 'event broker');
     const { REDIS_URL, PROJECT_CODENAME } = config.env;
     return REDIS_URL
-      ? new RedisStreamsBroker({ url: REDIS_URL, prefix: `${PROJECT_CODENAME}:events:`, maxLen: config.settings.eventChannel.streamMaxLen, onError })
+      ? new RedisStreamsBroker({ url: REDIS_URL, prefix: `${PROJECT_CODENAME}:events:`, maxLen: config.section(BrokerSection).eventChannel.streamMaxLen, onError })
       : new MemoryBroker(onError);
   },
 };
@@ -25,7 +26,7 @@ const brokerProvider = {
 @Module({
   imports: [DiscoveryModule],
   providers: [brokerProvider, EventPublisher, ApiDoneAliases, ApiDone],
-  exports: [Broker, EventPublisher, ApiDone],
+  exports: [Broker, EventPublisher, ApiDone, ApiDoneAliases],
 })
 export class BrokerModule implements OnApplicationShutdown {
   constructor(private readonly broker: Broker) {}

@@ -1,4 +1,4 @@
-import type { DataObjectAccessSetting } from '../../platform/config/event-settings.js';
+import type { DataObjectAccessSetting } from '../../kernel/data-objects.settings.js';
 
 // The service's own data objects and their default access (SPEC: store public, user
 // protected, apiKey and notification private; session private too: a user hears of its own

@@ -6,10 +6,13 @@ import { resolveTopicAlias } from '../broker/topics.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { nameUuid } from '../../platform/crypto/name-uuid.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
-import type { EventRuleSetting } from '../../platform/config/notification-settings.js';
+import type { EventRuleSetting } from './notification.settings.js';
 import { ExtensionCatalogue } from '../../kernel/extensions.js';
 import { BUILT_IN_OBJECTS } from '../broker/data-objects.js';
 import { NotificationService } from './notification.service.js';
+import { BrokerSection } from '../broker/broker.settings.js';
+import { NotificationSection } from './notification.settings.js';
+import { ApiDoneAliases } from '../broker/api-done.js';
 
 type Expression = (context: Record<string, unknown>) => unknown;
 
@@ -48,12 +51,13 @@ export class EventRules implements OnModuleInit, OnModuleDestroy {
     config: AppConfig,
     private readonly checks: BootChecks,
     extensions: ExtensionCatalogue,
+    aliases: ApiDoneAliases,
   ) {
     logger.setContext(EventRules.name);
     const service = config.env.SERVICE_CODENAME;
     this.group = `${service}:notification-rules`;
     const problems = this.problems;
-    const objects = new Map([...BUILT_IN_OBJECTS, ...extensions.dataObjects, ...config.settings.dataObjectAccess].map((o) => [o.name.toLowerCase(), o.name]));
+    const objects = new Map([...BUILT_IN_OBJECTS, ...extensions.dataObjects, ...config.section(BrokerSection).dataObjectAccess].map((o) => [o.name.toLowerCase(), o.name]));
     const where = (rule: EventRuleSetting) => `settings.notifications.eventRules: ${rule.eventName} → ${rule.template}`;
     const compile = (rule: EventRuleSetting, what: string, source: string): Expression => {
       try {
@@ -63,7 +67,8 @@ export class EventRules implements OnModuleInit, OnModuleDestroy {
         return () => undefined;
       }
     };
-    for (const rule of config.settings.notifications.eventRules) {
+    for (const rule of config.section(NotificationSection).notifications.eventRules) {
+      aliases.declare(where(rule), rule.eventName);
       const resolved = resolveTopicAlias(rule.eventName, service, new Set(objects.keys()));
       if ('error' in resolved) problems.push(`${where(rule)}: ${resolved.error}`);
       const topic = 'error' in resolved ? rule.eventName : resolved.topic;

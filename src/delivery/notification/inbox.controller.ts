@@ -9,6 +9,7 @@ import { Ctx, type RequestContext } from '../../kernel/request-context.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import type { NotificationEntity } from './notification.entity.js';
 import { NotificationService } from './notification.service.js';
+import { PagingSection } from '../../kernel/paging.settings.js';
 
 class NotificationIdParam {
   @IsUUID()
@@ -77,7 +78,7 @@ export class InboxController {
 
   private async page(ctx: RequestContext, query: PageQuery, unreadOnly: boolean): Promise<Enveloped<unknown[]>> {
     const { storeId, userId } = ctx.session!;
-    const page = pageRequest(query, this.config.settings.paging);
+    const page = pageRequest(query, this.config.section(PagingSection).paging);
     const [rows, total] = await this.notifications.inbox(storeId, userId, page, unreadOnly);
     return { data: rows.map(toInboxItem), paging: paging(page, total) };
   }

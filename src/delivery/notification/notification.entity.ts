@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
-import type { ChannelName } from '../../platform/config/notification-settings.js';
+import type { ChannelName } from './notification.settings.js';
 
 export type NotificationStatus = 'queued' | 'delivered' | 'failed';
 

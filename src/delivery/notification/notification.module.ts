@@ -11,13 +11,14 @@ import { NotificationService } from './notification.service.js';
 import { NotificationWorker } from './notification.worker.js';
 import { ProviderRegistry } from './provider-registry.js';
 import { TemplateService } from './template.service.js';
+import { NotificationSection } from './notification.settings.js';
 
 // BullMQ (~25 MB loaded) only with Redis: without REDIS_URL it is never imported.
 const queueProvider = {
   provide: NotificationQueue,
   inject: [AppConfig],
   useFactory: async (config: AppConfig): Promise<NotificationQueue> => {
-    const { concurrency, maxAttempts, backoffMs, lockDurationMs } = config.settings.notifications.worker;
+    const { concurrency, maxAttempts, backoffMs, lockDurationMs } = config.section(NotificationSection).notifications.worker;
     const { REDIS_URL, PROJECT_CODENAME, SERVICE_CODENAME } = config.env;
     if (!REDIS_URL) return new InProcessQueue(concurrency, maxAttempts, backoffMs);
     const { BullMqQueue } = await import('./bullmq-queue.js');

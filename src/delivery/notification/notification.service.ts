@@ -4,12 +4,13 @@ import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { DomainEvents } from '../../kernel/domain-events.js';
 import { Transactions } from '../../platform/database/transactions.js';
-import type { ChannelName, TemplateSetting } from '../../platform/config/notification-settings.js';
+import type { ChannelName, TemplateSetting } from './notification.settings.js';
 import type { PageRequest } from '../../kernel/paging.js';
 import type { NotificationEntity } from './notification.entity.js';
 import { NotificationQueue } from './notification-queue.js';
 import { NotificationRepository } from './notification.repository.js';
 import { TemplateService } from './template.service.js';
+import { NotificationSection } from './notification.settings.js';
 
 export interface SendRequest {
   storeId: string;
@@ -40,7 +41,7 @@ export class NotificationService {
     private readonly transactions: Transactions,
     config: AppConfig,
   ) {
-    this.channels = new Set(config.settings.notifications.channels.map((c) => c.channelName));
+    this.channels = new Set(config.section(NotificationSection).notifications.channels.map((c) => c.channelName));
   }
 
   hasChannel(channel: ChannelName): boolean {

@@ -1,7 +1,7 @@
 import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { AppConfig } from '../../platform/config/app-config.js';
-import type { ChannelName } from '../../platform/config/notification-settings.js';
+import type { ChannelName } from './notification.settings.js';
 import { Metrics } from '../../kernel/metrics.js';
 import { Recipients } from '../../kernel/recipients.js';
 import type { DeliveryAttempt, NotificationEntity } from './notification.entity.js';

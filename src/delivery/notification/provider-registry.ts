@@ -1,8 +1,9 @@
 import type { OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
-import type { ChannelName, ChannelSetting, ProviderSetting } from '../../platform/config/notification-settings.js';
+import type { ChannelName, ChannelSetting, ProviderSetting } from './notification.settings.js';
 import type { EnvLookup, NotificationProvider } from './providers/provider.js';
+import { NotificationSection } from './notification.settings.js';
 
 export type ProviderFactory = (setting: ProviderSetting, env: EnvLookup) => NotificationProvider;
 
@@ -51,7 +52,7 @@ export class ProviderRegistry implements OnModuleInit {
   // async factory: the registry is complete before anything is given it).
   static async create(config: AppConfig, checks: BootChecks): Promise<ProviderRegistry> {
     const factories = new Map<ProviderSetting['providerType'], ProviderFactory | Error>();
-    for (const type of new Set(config.settings.notifications.providers.map((p) => p.providerType))) {
+    for (const type of new Set(config.section(NotificationSection).notifications.providers.map((p) => p.providerType))) {
       const load = PROVIDER_FACTORIES[type];
       if (load) factories.set(type, await load().catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))));
     }
@@ -63,7 +64,7 @@ export class ProviderRegistry implements OnModuleInit {
     factories: Map<ProviderSetting['providerType'], ProviderFactory | Error>,
     private readonly checks: BootChecks,
   ) {
-    const { providers, channels } = config.settings.notifications;
+    const { providers, channels } = config.section(NotificationSection).notifications;
     this.channels = channels;
     for (const setting of providers) {
       const factory = factories.get(setting.providerType);

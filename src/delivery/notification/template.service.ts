@@ -1,9 +1,10 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import Handlebars from 'handlebars';
-import type { ChannelName, TemplateSetting } from '../../platform/config/notification-settings.js';
+import type { ChannelName, TemplateSetting } from './notification.settings.js';
 import { ExtensionCatalogue } from '../../kernel/extensions.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
+import { NotificationSection } from './notification.settings.js';
 
 type Render = (context: object) => string;
 
@@ -36,9 +37,9 @@ export class TemplateService implements OnModuleInit {
     private readonly checks: BootChecks,
     private readonly extensions: ExtensionCatalogue,
   ) {
-    this.defaultLanguage = config.settings.notifications.defaultLanguage;
+    this.defaultLanguage = config.section(NotificationSection).notifications.defaultLanguage;
     const problems = this.problems;
-    for (const t of config.settings.notifications.templates) {
+    for (const t of config.section(NotificationSection).notifications.templates) {
       try {
         this.templates.set(key(t.templateName, t.channel, t.language), compileTemplate(t));
       } catch (error) {

@@ -3,7 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsBoolean, IsNotEmpty, IsOptional, IsString, IsUrl, IsUUID, Matches, MaxLength, ValidateBy } from 'class-validator';
 import { IsOmittable } from '../../kernel/validation.js';
 import { PageQuery } from '../../kernel/paging.js';
-import { PERMISSION_NAME } from '../../platform/config/access-settings.js';
+import { PERMISSION_NAME } from './access.settings.js';
 import type { PermissionGrantEntity, UserGroupEntity, UserGroupMemberEntity } from './access.entity.js';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { loadSettings } from '../../platform/config/settings.js';
+import { loadSettings } from '../../settings.js';
 import { changeRefusal, type Changer, type Effect } from './access.policy.js';
 
 const settings = loadSettings(undefined, { customRoles: [{ name: 'Editor', value: 'editor' }] });

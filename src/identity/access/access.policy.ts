@@ -1,4 +1,4 @@
-import type { ServiceSettings } from '../../platform/config/settings.js';
+import type { AccessSettings } from './access.settings.js';
 import { hasAdminRole, mayManage, rolesWithin, SAAS_ROLES, TENANT_ROLES } from '../../kernel/roles.js';
 import { knownRoles } from './permissions.js';
 
@@ -46,7 +46,7 @@ export interface Refusal {
 //   at the time, so it counts as above: it, or someone over the caller, lifts it.
 // Refusals keep each route family's code: GrantTargetNotManaged for grants, Forbidden for
 // memberships (as adding one always answered).
-export function changeRefusal(settings: ServiceSettings, caller: Changer, effects: readonly Effect[]): Refusal | undefined {
+export function changeRefusal(settings: AccessSettings, caller: Changer, effects: readonly Effect[]): Refusal | undefined {
   if (caller.ownsStore) return undefined;
   const setAbove = (setBy: readonly (string | undefined)[]) => setBy.some((id) => id !== caller.userId);
   for (const e of effects) {
@@ -67,7 +67,7 @@ export function changeRefusal(settings: ServiceSettings, caller: Changer, effect
 
 // Roles strictly below these: custom roles are below every admin role; SaaS admins outrank the
 // tenant roles; a super administrator every role but its own.
-export function rolesBelow(settings: ServiceSettings, roles: readonly string[]): Set<string> {
+export function rolesBelow(settings: AccessSettings, roles: readonly string[]): Set<string> {
   if (roles.includes(SAAS_ROLES.superAdmin)) return new Set([...knownRoles(settings)].filter((r) => r !== SAAS_ROLES.superAdmin));
   const below = new Set(roles.flatMap((r) => [...rolesWithin([r])].filter((lesser) => lesser !== r)));
   if (roles.includes(SAAS_ROLES.saasAdmin)) for (const r of Object.values(TENANT_ROLES)) below.add(r);

@@ -19,6 +19,9 @@ import type { PermissionGrantEntity, UserGroupEntity, UserGroupMemberEntity } fr
 import { changeRefusal, type Effect } from './access.policy.js';
 import { AccessRepository } from './access.repository.js';
 import { decideTogether, decideWithExceptions, PermissionCatalogue, roleText, roleValue, type AccessObject, type Decision } from './permissions.js';
+import { AccessSection } from './access.settings.js';
+import { PagingSection } from '../../kernel/paging.settings.js';
+import { accessSettings } from './access.settings.js';
 
 export type { AccessObject } from './permissions.js';
 
@@ -43,11 +46,11 @@ export class AccessService implements OnModuleInit {
   ) {}
 
   // A stored role back as the settings declare it (a number custom role as its number).
-  readonly roleOut = (text: string): string | number => roleValue(this.config.settings, text);
+  readonly roleOut = (text: string): string | number => roleValue(accessSettings(this.config), text);
 
   // Checked at init; a bad catalogue is reported with every module's problems (BootChecks).
   onModuleInit(): void {
-    const catalogue = this.checks.collect(() => new PermissionCatalogue(this.config.settings, this.extensions.permissionGroups));
+    const catalogue = this.checks.collect(() => new PermissionCatalogue(accessSettings(this.config), this.extensions.permissionGroups));
     if (catalogue) this.catalogue = catalogue;
   }
 
@@ -74,7 +77,7 @@ export class AccessService implements OnModuleInit {
 
   // The permissions a list response reports in `uiPermissions`.
   async uiPermissions(principal: Principal): Promise<string[]> {
-    if (!this.config.settings.pbacIsActive) return [];
+    if (!this.config.section(AccessSection).pbacIsActive) return [];
     return (await this.effective(principal)).filter((d) => d.canDo).map((d) => d.permission);
   }
 
@@ -82,7 +85,7 @@ export class AccessService implements OnModuleInit {
   // deactivated or deleted creator: nobody, so nothing is allowed). Without `pbacIsActive` roles
   // decide, and a key's roles were bounded by its creator's when it was made.
   private async parties(principal: Principal): Promise<Principal[]> {
-    if (principal.kind !== 'apiKey' || !this.config.settings.pbacIsActive) return [principal];
+    if (principal.kind !== 'apiKey' || !this.config.section(AccessSection).pbacIsActive) return [principal];
     const creator = principal.storeId && principal.userId ? await this.users.findById(principal.storeId, principal.userId) : null;
     if (!creator?.isActive) return [];
     return [principal, { kind: 'user', storeId: principal.storeId, userId: creator.id, roles: creator.roles }];
@@ -90,7 +93,7 @@ export class AccessService implements OnModuleInit {
 
   private async grantsOf(parties: readonly Principal[], permission?: string): Promise<PermissionGrantEntity[]> {
     const [principal] = parties;
-    if (!principal || principal.kind === 'machine' || !principal.storeId || !this.config.settings.pbacIsActive) return [];
+    if (!principal || principal.kind === 'machine' || !principal.storeId || !this.config.section(AccessSection).pbacIsActive) return [];
     const roles = [...new Set(parties.flatMap((p) => p.roles))];
     return this.repo.grantsFor(principal.storeId, { userId: principal.userId, roles }, permission);
   }
@@ -103,7 +106,7 @@ export class AccessService implements OnModuleInit {
     if (!this.catalogue.isKnown(input.permission)) throw new AppError('PermissionUnknown', `no permission "${input.permission}"`);
     const subjects = [input.roleId, input.userId, input.groupId].filter((v) => v !== undefined);
     if (subjects.length > 1) throw new AppError('ValidationFailed', 'give at most one of roleId, userId, groupId');
-    const roleId = input.roleId === undefined ? null : roleText(this.config.settings, input.roleId);
+    const roleId = input.roleId === undefined ? null : roleText(accessSettings(this.config), input.roleId);
     if (roleId === undefined) throw new AppError('ValidationFailed', `roleId: unknown role "${input.roleId}"`);
     const user = input.userId === undefined ? null : await this.users.findById(store.id, input.userId);
     if (input.userId !== undefined && !user) throw new AppError('UserNotFound', 'no such user in this store');
@@ -174,7 +177,7 @@ export class AccessService implements OnModuleInit {
   // grants, groups and memberships.
   private assertMayChange(principal: Principal, store: Tenant, effects: readonly Effect[]): void {
     const ownsStore = principal.kind === 'user' && store.ownerId !== null && principal.userId === store.ownerId;
-    const refused = changeRefusal(this.config.settings, { userId: principal.userId!, roles: principal.roles, ownsStore }, effects);
+    const refused = changeRefusal(accessSettings(this.config), { userId: principal.userId!, roles: principal.roles, ownsStore }, effects);
     if (refused) throw new AppError(refused.errCode, refused.detail);
   }
 
@@ -330,11 +333,11 @@ export class AccessService implements OnModuleInit {
   }
 
   private groupScope(store: Tenant): string | null {
-    return this.config.settings.userGroupsInTenantLevel && store.codename !== ROOT_CODENAME ? store.id : null;
+    return this.config.section(AccessSection).userGroupsInTenantLevel && store.codename !== ROOT_CODENAME ? store.id : null;
   }
 
   private assertGroupsActive(): void {
-    if (!this.config.settings.userGroupsActive) throw new AppError('UserGroupsInactive', 'user groups are not enabled (settings userGroupsActive)');
+    if (!this.config.section(AccessSection).userGroupsActive) throw new AppError('UserGroupsInactive', 'user groups are not enabled (settings userGroupsActive)');
   }
 
   private assertSaasAdmin(principal: Principal): void {
@@ -342,7 +345,7 @@ export class AccessService implements OnModuleInit {
   }
 
   private page(query: PageQuery): PageRequest {
-    return pageRequest(query, this.config.settings.paging);
+    return pageRequest(query, this.config.section(PagingSection).paging);
   }
 }
 

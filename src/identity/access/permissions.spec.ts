@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { loadSettings, type SettingsOverrides } from '../../platform/config/settings.js';
+import { loadSettings, type SettingsOverrides } from '../../settings.js';
 import type { Principal } from '../../kernel/principal.js';
 import { decide, PermissionCatalogue, type GrantLike } from './permissions.js';
 

@@ -1,6 +1,6 @@
 import type { Principal } from '../../kernel/principal.js';
 import { Environment } from '@marcbachmann/cel-js';
-import type { ServiceSettings } from '../../platform/config/settings.js';
+import type { AccessSettings } from './access.settings.js';
 import { ConfigError } from '../../platform/config/env.js';
 import type { PermissionGroup } from '../../kernel/extensions.js';
 import { EVERY_ROLE_PERMISSIONS, SAAS_ADMIN_PERMISSIONS, SERVICE_PERMISSION_GROUPS } from '../../kernel/service-permissions.js';
@@ -34,19 +34,19 @@ export const ABSOLUTE_ROLES: readonly string[] = [SAAS_ROLES.superAdmin];
 const BUILT_IN_ROLES: ReadonlySet<string> = new Set<string>([...Object.values(SAAS_ROLES), ...Object.values(TENANT_ROLES), ...Object.values(SINGLE_TENANT_ROLES)]);
 
 // Built-in and custom role values in their text form (as users and grants hold them).
-export function knownRoles(settings: ServiceSettings): Set<string> {
+export function knownRoles(settings: AccessSettings): Set<string> {
   return new Set<string>([...BUILT_IN_ROLES, ...settings.customRoles.map((r) => String(r.value))]);
 }
 
 // The text form of a role value given by a client, when it names a role as declared (a number
 // custom role is named by the number, not by its text).
-export function roleText(settings: ServiceSettings, given: unknown): string | undefined {
+export function roleText(settings: AccessSettings, given: unknown): string | undefined {
   const declared = typeof given === 'number' ? settings.customRoles.some((r) => r.value === given) : typeof given === 'string' && (BUILT_IN_ROLES.has(given) || settings.customRoles.some((r) => r.value === given));
   return declared ? String(given) : undefined;
 }
 
 // A stored role back as the settings declare it: a number custom role as its number.
-export function roleValue(settings: ServiceSettings, text: string): string | number {
+export function roleValue(settings: AccessSettings, text: string): string | number {
   return settings.customRoles.find((r) => typeof r.value === 'number' && String(r.value) === text)?.value ?? text;
 }
 
@@ -66,7 +66,7 @@ export class PermissionCatalogue {
   private readonly machineGrants: ReadonlyMap<string, ReadonlySet<string>>;
 
   constructor(
-    readonly settings: ServiceSettings,
+    readonly settings: AccessSettings,
     // The extensions' groups (kernel/extensions.ts), known as the deployment's are.
     extensionGroups: readonly PermissionGroup[] = [],
   ) {
@@ -214,7 +214,7 @@ export function decideTogether(catalogue: PermissionCatalogue, parties: readonly
   );
 }
 
-function typeActive(s: ServiceSettings, g: GrantLike): boolean {
+function typeActive(s: AccessSettings, g: GrantLike): boolean {
   const t = s.permissionTypes;
   if (g.objectId !== null && !t.objectBased) return false;
   if (g.roleId !== null) return t.roleBased;

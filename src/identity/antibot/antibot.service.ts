@@ -6,9 +6,10 @@ import { PinoLogger } from 'nestjs-pino';
 import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
-import type { AntiBotProvider } from '../../platform/config/settings.js';
+import type { AntiBotProvider } from './antibot.settings.js';
 import { InjectRedis, type OptionalRedis } from '../../platform/redis/redis.module.js';
 import { CHALLENGE_FAILED } from './antibot.errors.js';
+import { AntiBotSection } from './antibot.settings.js';
 
 // Where clients put the solution (ALTCHA payload) or the provider's token.
 export const CHALLENGE_HEADER = 'x-challenge-response';
@@ -45,11 +46,11 @@ export class AntiBotService implements OnModuleInit {
   }
 
   get provider(): AntiBotProvider {
-    return this.config.settings.antiBot.provider;
+    return this.config.section(AntiBotSection).antiBot.provider;
   }
 
   onModuleInit(): void {
-    const { provider, secret } = this.config.settings.antiBot;
+    const { provider, secret } = this.config.section(AntiBotSection).antiBot;
     if (provider === 'none') return;
     const value = typeof secret === 'string' ? secret : secret ? this.config.secretFromEnv(secret.env) : undefined;
     if (value) this.secret = value;
@@ -63,7 +64,7 @@ export class AntiBotService implements OnModuleInit {
   // A fresh ALTCHA challenge for the widget; 404 unless ALTCHA is the provider.
   async challenge(): Promise<AltchaChallenge> {
     if (this.provider !== 'altcha') throw new AppError('RouteNotFound', 'the ALTCHA challenge is not enabled (settings antiBot.provider)');
-    const { altchaMaxNumber, altchaExpireSeconds } = this.config.settings.antiBot;
+    const { altchaMaxNumber, altchaExpireSeconds } = this.config.section(AntiBotSection).antiBot;
     return createChallenge({ hmacKey: this.secret, maxNumber: altchaMaxNumber, expires: new Date(Date.now() + altchaExpireSeconds * 1000) });
   }
 
@@ -106,7 +107,7 @@ export class AntiBotService implements OnModuleInit {
 
   // hCaptcha, Turnstile and reCAPTCHA share the protocol: a form POST, `{ success }` back.
   private async verifyToken(provider: keyof typeof VERIFY_URLS, token: string, remoteIp: string | undefined, requestId: string | undefined): Promise<boolean> {
-    const url = this.config.settings.antiBot.verifyUrl ?? VERIFY_URLS[provider];
+    const url = this.config.section(AntiBotSection).antiBot.verifyUrl ?? VERIFY_URLS[provider];
     const form = new URLSearchParams({ secret: this.secret, response: token });
     if (remoteIp) form.set('remoteip', remoteIp);
     let body: { success?: unknown };

@@ -7,6 +7,7 @@ import { UserModule } from '../user/user.module.js';
 import { ApiKeyController } from './api-key.controller.js';
 import { ApiKeyRepository } from './api-key.repository.js';
 import { API_KEY_CACHE, ApiKeyService } from './api-key.service.js';
+import { SessionSection } from '../session/session.settings.js';
 
 @Module({
   imports: [UserModule, AccessModule],
@@ -17,7 +18,7 @@ import { API_KEY_CACHE, ApiKeyService } from './api-key.service.js';
     {
       provide: API_KEY_CACHE,
       inject: [AppConfig, REDIS, KEY_INVALIDATIONS],
-      useFactory: (config: AppConfig, redis: OptionalRedis, invalidations: OptionalKeyInvalidations) => createTtlCache(config, redis, invalidations, 'apikey'),
+      useFactory: (config: AppConfig, redis: OptionalRedis, invalidations: OptionalKeyInvalidations) => createTtlCache(config, redis, invalidations, 'apikey', config.section(SessionSection).sessionCacheSize),
     },
   ],
   exports: [ApiKeyService],

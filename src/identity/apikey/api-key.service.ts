@@ -16,6 +16,8 @@ import { UserService } from '../user/user.service.js';
 import { toApiKeyResponse, type CreateApiKeyInput } from './api-key.dto.js';
 import type { ApiKeyEntity } from './api-key.entity.js';
 import { ApiKeyRepository } from './api-key.repository.js';
+import { ApiKeySection } from './api-key.settings.js';
+import { PagingSection } from '../../kernel/paging.settings.js';
 
 export const API_KEY_CACHE = Symbol('API_KEY_CACHE');
 // The spec's API-key session lifetime: validated again after a day.
@@ -94,7 +96,7 @@ export class ApiKeyService {
 
   // Store admins see the store's keys; anyone else their own. Newest first, a page at a time.
   async list(actor: SessionData, storeId: string, query: PageQuery): Promise<[ApiKeyEntity[], number, PageRequest]> {
-    const page = pageRequest(query, this.config.settings.paging);
+    const page = pageRequest(query, this.config.section(PagingSection).paging);
     const [rows, total] = await this.keys.list(storeId, hasAdminRole(actor.roles) ? undefined : actor.userId, page);
     return [rows, total, page];
   }
@@ -124,7 +126,7 @@ export class ApiKeyService {
   // The key's session: from the cache (a day at most), or built from the key record and its
   // owner. Lookup is by the hash of the key, so comparing secrets never happens.
   async authenticate(key: string): Promise<SessionData> {
-    if (!this.config.settings.apiKeys.enabled || !key.startsWith(this.keyPrefix)) throw invalidKey();
+    if (!this.config.section(ApiKeySection).apiKeys.enabled || !key.startsWith(this.keyPrefix)) throw invalidKey();
     const hash = hashApiKey(key);
     const now = this.clock.now();
     const cached = await this.cache.get(hash);
@@ -166,7 +168,7 @@ export class ApiKeyService {
   }
 
   private assertEnabled(): void {
-    if (!this.config.settings.apiKeys.enabled) throw new AppError('Forbidden', 'API keys are disabled');
+    if (!this.config.section(ApiKeySection).apiKeys.enabled) throw new AppError('Forbidden', 'API keys are disabled');
   }
 }
 

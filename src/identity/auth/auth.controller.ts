@@ -27,6 +27,7 @@ import { TokenCookies } from '../token/token-cookies.js';
 import { AuthService } from './auth.service.js';
 import { explainRootFallback } from './root-fallback.js';
 import { CallerResolver } from './caller-resolver.js';
+import { TenancySection } from '../../kernel/tenancy.settings.js';
 
 @ApiTags('auth')
 @Controller('auth-api')
@@ -44,7 +45,7 @@ export class AuthController {
     private readonly audit: AuditLog,
     private readonly config: AppConfig,
   ) {
-    this.view = { multipleRoles: config.settings.usersHaveMultipleRoles };
+    this.view = { multipleRoles: config.section(TenancySection).usersHaveMultipleRoles };
 
   }
 

@@ -9,6 +9,7 @@ import { AppConfig } from '../../platform/config/app-config.js';
 import type { SessionData } from '../../kernel/principal.js';
 import { SAAS_ROLES } from '../../kernel/roles.js';
 import { CallerResolver } from './caller-resolver.js';
+import { AccessSection } from '../access/access.settings.js';
 
 // The one global guard. It decides per request from the route's declared policy; nothing
 // about an allow decision is cached. Who is calling, for which store, is the CallerResolver's
@@ -81,7 +82,7 @@ export class AuthGuard implements CanActivate {
   // without it the role list decides, and a permission is checked only on a route that names no
   // roles.
   private permissionDecides(policy: AuthPolicy): boolean {
-    return !!policy.permission && this.config.settings.pbacIsActive;
+    return !!policy.permission && this.config.section(AccessSection).pbacIsActive;
   }
 
   // A route's permission, decided per request by the one `can()` (deny by default). A route that

@@ -16,6 +16,7 @@ import { UserService } from '../user/user.service.js';
 import { VerificationGate } from '../verification/verification.gate.js';
 import { LoginTokenService, type LoginTokens } from '../token/login-tokens.service.js';
 import type { LoginInput } from './auth.dto.js';
+import { RateLimitSection } from '../../kernel/rate-limit/rate-limit.settings.js';
 
 export interface LoginResult {
   session: SessionData;
@@ -101,7 +102,7 @@ export class AuthService {
         if (lockoutStarts) {
           const identifierHash = this.identifierHash(store, username);
           const target = user ? { type: 'user', id: user.id } : null;
-          const { points, durationSeconds } = this.config.settings.rateLimits.loginPerUsername;
+          const { points, durationSeconds } = this.config.section(RateLimitSection).rateLimits.loginPerUsername;
           void this.audit.record(
             { storeId: store.id, action: 'user.login.locked', outcome: 'failure', reason: 'too_many_failures', actor: { type: 'anonymous', id: null }, target, details: { identifierHash, points, durationSeconds } },
             context,

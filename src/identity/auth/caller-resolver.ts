@@ -18,6 +18,9 @@ import { TokenCookies } from '../token/token-cookies.js';
 import { accessTokenName, extractApiKey, extractToken, type PresentedCredentials } from '../token/token-extractor.js';
 import { TokenService } from '../token/token.service.js';
 import { VerificationGate } from '../verification/verification.gate.js';
+import { ApiKeySection } from '../apikey/api-key.settings.js';
+import { TenancySection } from '../../kernel/tenancy.settings.js';
+import { PublicRoutesSection } from '../../kernel/policy.settings.js';
 
 // The route a call asks for, as a pending second factor's refusal names it
 // (`errMsg_getUsersByIdRequiresEmail2FA`).
@@ -100,7 +103,7 @@ export class CallerResolver {
   // A caller that names its store: as on HTTP, a single-tenant deployment refuses a named store
   // (`root` aside), and a name that is no store is 400 StoreNotFound.
   async resolve(credentials: CallerCredentials, rules: CallerRules): Promise<Caller> {
-    const store = await resolveTarget(this.stores, this.config.settings.tenancy, credentials.codename);
+    const store = await resolveTarget(this.stores, this.config.section(TenancySection).tenancy, credentials.codename);
     return this.identify(credentials, store, credentials.codename !== undefined, rules, credentials.route, undefined);
   }
 
@@ -114,7 +117,7 @@ export class CallerResolver {
   // when a refusal names it.
   private async identify(credentials: PresentedCredentials, store: Tenant, targeted: boolean, rules: CallerRules, route: CalledRoute | undefined, request: ContextRequest | undefined): Promise<Caller> {
     // An API key, where one is sent, is the credential: no token or cookie is looked at.
-    const apiKey = this.config.settings.apiKeys.enabled ? extractApiKey(credentials, this.config.settings.apiKeys, this.apiKeyPrefix) : undefined;
+    const apiKey = this.config.section(ApiKeySection).apiKeys.enabled ? extractApiKey(credentials, this.config.section(ApiKeySection).apiKeys, this.apiKeyPrefix) : undefined;
     if (apiKey !== undefined) {
       if (!rules.principals.apiKey) throw new AppError('PrincipalNotAccepted', 'this route does not accept API keys');
       const session = await this.apiKeys.authenticate(apiKey);
@@ -135,7 +138,7 @@ export class CallerResolver {
     }
 
     let login: Caller | undefined;
-    const open = rules.publicWhen !== undefined && this.config.settings[rules.publicWhen];
+    const open = rules.publicWhen !== undefined && this.config.section(PublicRoutesSection)[rules.publicWhen];
     if (open) {
       // Open to anonymous callers, but a token still counts only in its own store, of an active
       // store, and only once its second factors are done.

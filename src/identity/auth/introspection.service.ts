@@ -9,6 +9,7 @@ import { SessionService } from '../session/session.service.js';
 import { StoreService } from '../store/store.service.js';
 import { LoginTokenService } from '../token/login-tokens.service.js';
 import { TokenService } from '../token/token.service.js';
+import { TenancySection } from '../../kernel/tenancy.settings.js';
 
 export type TokenTypeHint = 'access_token' | 'refresh_token' | 'api_key';
 
@@ -94,7 +95,7 @@ export class IntrospectionService {
       sid: session.sessionId,
       storeId: session.storeId,
       storeCodename: store.codename,
-      roleId: this.config.settings.usersHaveMultipleRoles ? session.roles : session.roles[0],
+      roleId: this.config.section(TenancySection).usersHaveMultipleRoles ? session.roles : session.roles[0],
       exp: found.exp,
       ...(found.iat !== undefined && { iat: found.iat }),
       token_type: kind,

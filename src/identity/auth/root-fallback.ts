@@ -1,6 +1,7 @@
 import { AppError } from '../../kernel/errors.js';
 import type { ContextRequest } from '../../kernel/request-context.js';
 import type { AppConfig } from '../../platform/config/app-config.js';
+import { TenancySection } from '../../kernel/tenancy.settings.js';
 
 // A login or refresh that named no store is tried at the root level, where a store's account is
 // unknown. Its refusal says so and names the header to send, as TenantMismatch does; the same
@@ -8,7 +9,7 @@ import type { AppConfig } from '../../platform/config/app-config.js';
 // deployment has no store to name.)
 export function explainRootFallback(req: ContextRequest, config: AppConfig): (error: unknown) => never {
   return (error: unknown) => {
-    if (req.ctx.storeTargeted || config.settings.tenancy === 'single' || !(error instanceof AppError) || (error.errCode !== 'InvalidCredentials' && error.errCode !== 'RefreshTokenInvalid')) throw error;
+    if (req.ctx.storeTargeted || config.section(TenancySection).tenancy === 'single' || !(error instanceof AppError) || (error.errCode !== 'InvalidCredentials' && error.errCode !== 'RefreshTokenInvalid')) throw error;
     const detail = `${error.detail ?? error.message}; no store was named, so the root level was tried: to sign in to a store, send the header ${config.env.PROJECT_CODENAME}-store-codename: <store codename> (or _store)`;
     throw new AppError(error.errCode, detail, error.headers, error.messageCode, error.fields);
   };

@@ -8,6 +8,7 @@ import { BucketRepository } from './bucket.repository.js';
 import { BucketService } from './bucket.service.js';
 import { StoreModule } from '../store/store.module.js';
 import { UserModule } from '../user/user.module.js';
+import { BucketSection } from './bucket.settings.js';
 
 @Module({
   imports: [
@@ -16,7 +17,7 @@ import { UserModule } from '../user/user.module.js';
     // Above the limit multer stops reading and Nest answers 413.
     MulterModule.registerAsync({
       inject: [AppConfig],
-      useFactory: (config: AppConfig) => ({ storage: memoryStorage(), limits: { fileSize: config.settings.avatarMaxBytes, files: 1, fields: 5, parts: 6 } }),
+      useFactory: (config: AppConfig) => ({ storage: memoryStorage(), limits: { fileSize: config.section(BucketSection).avatarMaxBytes, files: 1, fields: 5, parts: 6 } }),
     }),
   ],
   controllers: [BucketController],

@@ -7,6 +7,7 @@ import type { SessionData } from '../../kernel/principal.js';
 import { UserService } from '../user/user.service.js';
 import { AvatarStorage, type StoredObject } from './avatar-storage.js';
 import { BucketRepository } from './bucket.repository.js';
+import { BucketSection } from './bucket.settings.js';
 
 // Recognised by content (magic bytes), never by file name or the client's declared type.
 export const AVATAR_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/gif']);
@@ -37,10 +38,10 @@ export class BucketService {
     await this.uploads.insert(actor.storeId, { accessKey, userId: actor.userId, createdAt: this.clock.now() });
 
     const current = accessKeyOf((await this.users.findById(actor.storeId, actor.userId))?.avatar);
-    const beyond = await this.uploads.keysBeyond(actor.storeId, actor.userId, this.config.settings.avatarUploadsPerUser);
+    const beyond = await this.uploads.keysBeyond(actor.storeId, actor.userId, this.config.section(BucketSection).avatarUploadsPerUser);
     if (beyond.includes(current ?? '')) {
       // The current avatar is kept; the oldest other file goes in its place.
-      const kept = await this.uploads.keysBeyond(actor.storeId, actor.userId, this.config.settings.avatarUploadsPerUser - 1);
+      const kept = await this.uploads.keysBeyond(actor.storeId, actor.userId, this.config.section(BucketSection).avatarUploadsPerUser - 1);
       await this.discardKeys(actor.storeId, actor.userId, kept.filter((k) => k !== current));
     } else {
       await this.discardKeys(actor.storeId, actor.userId, beyond);

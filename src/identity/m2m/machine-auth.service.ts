@@ -9,6 +9,7 @@ import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
 import { MachineTokenError, verifyMachineToken, type VerifiedMachineToken } from './machine-token.js';
 import { UsedTokenIds } from './used-token-ids.js';
+import { MachineTokenSection } from './m2m.settings.js';
 
 // Checks machine tokens against the public keys of the services listed in settings, and the
 // block and allow lists in staging and production.
@@ -31,7 +32,7 @@ export class MachineAuthService implements OnModuleInit {
   onModuleInit(): void {
     const { config } = this;
     const problems: string[] = [];
-    for (const service of config.settings.machineTokens.services) {
+    for (const service of config.section(MachineTokenSection).machineTokens.services) {
       try {
         const pem = typeof service.publicKey === 'string' ? service.publicKey : config.secretFromEnv(service.publicKey.env);
         if (!pem) throw new Error('the public key is not set');
@@ -75,7 +76,7 @@ export class MachineAuthService implements OnModuleInit {
     }
     const { NODE_ENV } = this.config.env;
     if (NODE_ENV === 'staging' || NODE_ENV === 'production') {
-      const { machineToMachineBlockList, allowedM2MClients } = this.config.settings.machineTokens;
+      const { machineToMachineBlockList, allowedM2MClients } = this.config.section(MachineTokenSection).machineTokens;
       if (machineToMachineBlockList.includes(service) || (allowedM2MClients.length && !allowedM2MClients.includes(service))) {
         this.refused(req, service, machineToMachineBlockList.includes(service) ? 'blocked' : 'not_allowed');
         throw new AppError('MachineClientNotAllowed', `service ${service} may not call this service`);

@@ -19,6 +19,8 @@ import { UserService } from '../user/user.service.js';
 import { MfaRepository } from './mfa.repository.js';
 import { PasskeyService } from '../passkey/passkey.service.js';
 import { AuditLog, auditActor, type AuditAction, type AuditContext, type AuditInput } from '../../kernel/audit.js';
+import { TenancySection } from '../../kernel/tenancy.settings.js';
+import { SessionSection } from '../session/session.settings.js';
 
 // RFC 6238 as authenticator apps expect it: SHA-1, 6 digits, 30 s; one step of drift each way.
 const PERIOD = 30;
@@ -116,7 +118,7 @@ export class MfaService implements OnModuleInit, OnApplicationBootstrap, OnModul
 
   // mfaRequiredForRoles names roles that exist: a typo would silently require nothing.
   onModuleInit(): void {
-    const s = this.config.settings;
+    const s = { ...this.config.section(TenancySection), ...this.config.section(SessionSection) };
     const known = new Set([
       ...[true, false].flatMap((atRoot) => Object.values(levelRoles(s.tenancy, atRoot))),
       ...s.customRoles.map((r) => String(r.value)),

@@ -18,13 +18,14 @@ import type { Tenant } from '../../kernel/tenant.js';
 import { Clock } from '../../platform/clock/clock.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { Transactions, type Tx } from '../../platform/database/transactions.js';
-import type { WebAuthnSettings } from '../../platform/config/settings.js';
+import type { WebAuthnSettings } from '../session/webauthn.settings.js';
 import { AuthService, type LoginResult } from '../auth/auth.service.js';
 import { SessionService } from '../session/session.service.js';
 import { UserService } from '../user/user.service.js';
 import type { PasskeyLoginInput, PasskeyRegisterInput } from './passkey.dto.js';
 import type { ChallengePurpose, PasskeyEntity } from './passkey.entity.js';
 import { PasskeyRepository } from './passkey.repository.js';
+import { SessionSection } from '../session/session.settings.js';
 
 export const CHALLENGE_TTL_MS = 5 * 60_000;
 
@@ -287,7 +288,7 @@ export class PasskeyService {
   }
 
   private rp(): WebAuthnSettings {
-    const rp = this.config.settings.webauthn;
+    const rp = this.config.section(SessionSection).webauthn;
     if (!rp) throw new AppError('WebAuthnNotConfigured', 'passkeys are off (settings webauthn)');
     return rp;
   }

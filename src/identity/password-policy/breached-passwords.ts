@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { LRUCache } from 'lru-cache';
 import { AppConfig } from '../../platform/config/app-config.js';
+import { PasswordPolicySection } from './password-policy.settings.js';
 
 // One prefix is asked at most once a minute per replica.
 const RANGE_TTL_MS = 60_000;
@@ -53,7 +54,7 @@ export class BreachedPasswords {
 
   // A failure is not cached: the next new password asks again.
   private async fetchRange(prefix: string): Promise<Range | undefined> {
-    const { rangeUrl, timeoutMs } = this.config.settings.passwordPolicy.breachedCheck;
+    const { rangeUrl, timeoutMs } = this.config.section(PasswordPolicySection).passwordPolicy.breachedCheck;
     // Ends the request, its connection included: the timeout, or an answer over the cap.
     const cutOff = new AbortController();
     try {

@@ -3,6 +3,7 @@ import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BreachedPasswords } from './breached-passwords.js';
 import { guessableWords, strength } from './strength.js';
+import { PasswordPolicySection } from './password-policy.settings.js';
 
 // bcrypt reads at most 72 bytes; longer input is refused rather than silently truncated.
 export const PASSWORD_MAX_BYTES = 72;
@@ -36,7 +37,7 @@ export class PasswordPolicyService {
   ) {}
 
   rules(): PasswordRules {
-    const p = this.config.settings.passwordPolicy;
+    const p = this.config.section(PasswordPolicySection).passwordPolicy;
     return { minLength: p.minLength, maxBytes: PASSWORD_MAX_BYTES, minScore: p.minScore, rejectBreached: p.rejectBreached, userInputs: p.userInputs };
   }
 
@@ -44,7 +45,7 @@ export class PasswordPolicyService {
   // then breaches (400 PasswordBreached with the count; 503 PasswordCheckUnavailable when the
   // range service is down and the settings say refuse). The cheap checks go first.
   async check(password: string, subject: PasswordSubject): Promise<void> {
-    const p = this.config.settings.passwordPolicy;
+    const p = this.config.section(PasswordPolicySection).passwordPolicy;
     const tooShortOrLong = lengthViolation(password, p.minLength);
     if (tooShortOrLong) throw new AppError('WeakPassword', tooShortOrLong);
     if (p.minScore > 0) {
@@ -66,13 +67,13 @@ export class PasswordPolicyService {
   // `minLength` or too guessable for `minScore`. Breaches are not looked up at login (no call to
   // the range service on the login path).
   async recommendsChange(password: string, subject: PasswordSubject): Promise<boolean> {
-    const p = this.config.settings.passwordPolicy;
+    const p = this.config.section(PasswordPolicySection).passwordPolicy;
     if (lengthViolation(password, p.minLength)) return true;
     return p.minScore > 0 && (await strength(password, this.inputs(subject))).score < p.minScore;
   }
 
   private inputs(subject: PasswordSubject): string[] {
-    if (!this.config.settings.passwordPolicy.userInputs) return [];
+    if (!this.config.section(PasswordPolicySection).passwordPolicy.userInputs) return [];
     return guessableWords([subject.email, subject.mobile, subject.fullname, subject.name, subject.surname, subject.storeName]);
   }
 }

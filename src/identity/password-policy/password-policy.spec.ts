@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { AppError } from '../../kernel/errors.js';
 import type { AppConfig } from '../../platform/config/app-config.js';
-import type { PasswordPolicySettings } from '../../platform/config/password-policy-settings.js';
+import type { PasswordPolicySettings } from './password-policy.settings.js';
 import { parseRange, type BreachedPasswords } from './breached-passwords.js';
 import { PasswordPolicyService, tooWeakSentence } from './password-policy.service.js';
 import { guessableWords } from './strength.js';

@@ -1,4 +1,4 @@
-import type { TemplateSetting } from '../../platform/config/notification-settings.js';
+import type { TemplateSetting } from '../../delivery/notification/notification.settings.js';
 
 // Shipped English messages of passwordless sign-in. A template of the same name, channel and
 // language in settings.notifications.templates replaces one; other languages are added there.

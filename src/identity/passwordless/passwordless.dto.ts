@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { PASSWORDLESS_TYPES, type PasswordlessType } from '../../platform/config/passwordless-settings.js';
+import { PASSWORDLESS_TYPES, type PasswordlessType } from './passwordless.settings.js';
 
 const trimLower = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim().toLowerCase() : value);
 

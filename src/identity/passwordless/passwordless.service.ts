@@ -11,7 +11,7 @@ import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
 import { Transactions } from '../../platform/database/transactions.js';
 import { EvenTiming } from '../../platform/clock/even-timing.js';
-import type { PasswordlessChannel, PasswordlessLoginSettings } from '../../platform/config/passwordless-settings.js';
+import type { PasswordlessChannel, PasswordlessLoginSettings } from './passwordless.settings.js';
 import { NotificationService } from '../../delivery/notification/notification.service.js';
 import { AuthService, type LoginResult } from '../auth/auth.service.js';
 import type { UserEntity } from '../user/index.js';
@@ -20,6 +20,9 @@ import { UserService } from '../user/user.service.js';
 import { VerificationCodes, type IssuedSecrets, type SpentCode } from '../verification/verification-codes.service.js';
 import { toStartAnswer, type PasswordlessCompleteInput, type PasswordlessStartAnswer, type PasswordlessStartInput } from './passwordless.dto.js';
 import { PASSWORDLESS_TEMPLATES, PASSWORDLESS_TEMPLATES_BY_CHANNEL } from './passwordless-templates.js';
+import { PasswordlessSection } from './passwordless.settings.js';
+import { TenancySection } from '../../kernel/tenancy.settings.js';
+import { VerificationSection } from '../verification/verification.settings.js';
 
 // Per channel: the address it proves and the flow its codes are stored under.
 const CHANNELS = {
@@ -62,10 +65,10 @@ export class PasswordlessService implements OnModuleInit {
   // boot, named.
   onModuleInit(): void {
     this.notifications.addDefaultTemplates(PASSWORDLESS_TEMPLATES);
-    const p = this.config.settings.passwordlessLogin;
+    const p = this.config.section(PasswordlessSection).passwordlessLogin;
     if (!p.enabled) return;
     const problems: string[] = [];
-    const live = this.config.settings.verification.verificationMode === 'liveMode';
+    const live = this.config.section(VerificationSection).verification.verificationMode === 'liveMode';
     for (const channel of p.channels) {
       const { identifier } = CHANNELS[channel];
       if (this.users.presence[identifier] === 'absent') problems.push(`settings.passwordlessLogin.channels: users have no ${identifier} for ${channel} (see primaryLoginIdentifier, secondaryIdentifierPresence)`);
@@ -102,7 +105,7 @@ export class PasswordlessService implements OnModuleInit {
 
     if (live) await this.sending.work(address.channel, () => this.deliver(store, address, user, issued, settings, acceptLanguage));
     else await this.sending.wait(address.channel);
-    const testMode = this.config.settings.verification.verificationMode === 'testMode';
+    const testMode = this.config.section(VerificationSection).verification.verificationMode === 'testMode';
     return toStartAnswer(issued, settings.expireTimeWindow, settings.verificationType, testMode);
   }
 
@@ -165,7 +168,7 @@ export class PasswordlessService implements OnModuleInit {
   // A store user with the proven address and no password anyone knows (a password reset sets
   // one); named after the address until the user changes it.
   private async signUp(store: Tenant, address: Address, origin: string, context: AuditContext): Promise<UserEntity> {
-    const roles = [levelRoles(this.config.settings.tenancy, store.codename === ROOT_CODENAME).user];
+    const roles = [levelRoles(this.config.section(TenancySection).tenancy, store.codename === ROOT_CODENAME).user];
     const name = address.identifier === 'email' ? address.subject.split('@')[0] : address.subject;
     const namePair = this.users.view.namePair;
     // Nobody chose this password: an account signed up without one sets it by a reset.
@@ -220,7 +223,7 @@ export class PasswordlessService implements OnModuleInit {
   private async deliver(store: Tenant, address: Address, user: UserEntity | null, issued: IssuedSecrets, settings: PasswordlessLoginSettings, acceptLanguage?: string): Promise<void> {
     // testMode without the channel: the answer carries the code.
     if (!this.notifications.hasChannel(address.channel)) return;
-    const link = issued.token && `${this.config.settings.verification.frontendUrl.replace(/\/$/, '')}/passwordlessLogin/${issued.token}`;
+    const link = issued.token && `${this.config.section(VerificationSection).verification.frontendUrl.replace(/\/$/, '')}/passwordlessLogin/${issued.token}`;
     await this.notifications.send({
       storeId: store.id,
       channel: address.channel,
@@ -235,7 +238,7 @@ export class PasswordlessService implements OnModuleInit {
   }
 
   private settings(): PasswordlessLoginSettings {
-    const settings = this.config.settings.passwordlessLogin;
+    const settings = this.config.section(PasswordlessSection).passwordlessLogin;
     if (!settings.enabled) throw new AppError('PasswordlessLoginDisabled', 'passwordless sign-in is not enabled');
     return settings;
   }
@@ -256,7 +259,7 @@ export class PasswordlessService implements OnModuleInit {
   // A single-tenant deployment's users live in the root store; otherwise the root store holds
   // only the service's own accounts, which nobody signs up for.
   private signUpAllowed(store: Tenant, settings: PasswordlessLoginSettings): boolean {
-    return settings.allowSignUp && (store.codename !== ROOT_CODENAME || this.config.settings.tenancy === 'single');
+    return settings.allowSignUp && (store.codename !== ROOT_CODENAME || this.config.section(TenancySection).tenancy === 'single');
   }
 }
 

@@ -15,6 +15,9 @@ import { levelRoles, TENANT_ROLES } from '../../kernel/roles.js';
 import type { UserProfileInput, UserEntity } from '../user/index.js';
 import { UserService, type StoreNamed } from '../user/user.service.js';
 import type { RegisterStoreOwnerInput, RegisterStoreUserInput } from './registration.dto.js';
+import { CustomPropertiesSection } from '../../kernel/custom-properties.settings.js';
+import { RegistrationSection } from './registration.settings.js';
+import { TenancySection } from '../../kernel/tenancy.settings.js';
 
 const SYSTEM_STORE_FIELDS: ReadonlySet<string> = new Set([
   'id', 'name', 'codename', 'fullname', 'avatar', 'isActive', 'ownerId', 'storeId', 'customData', 'recordVersion', 'createdAt', 'updatedAt', '_owner',
@@ -37,18 +40,18 @@ export class RegistrationService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.checks.collect(() => declareCustomProperties(StoreInput, this.config.settings.customStoreProperties, SYSTEM_STORE_FIELDS, 'customStoreProperties'));
+    this.checks.collect(() => declareCustomProperties(StoreInput, this.config.section(CustomPropertiesSection).customStoreProperties, SYSTEM_STORE_FIELDS, 'customStoreProperties'));
   }
 
   // A new store and its owner, in one transaction with their audit entries (store.created, by the
   // new owner, in the new store's log) and their events. `origin`: the request's (generated avatars).
   async registerStoreOwner(target: Tenant, input: RegisterStoreOwnerInput, origin: string, context: AuditContext = {}): Promise<{ user: UserEntity; store: Tenant }> {
     if (target.codename !== ROOT_CODENAME) throw new AppError('RootLevelOnly', 'store owners register at the root level');
-    if (!this.config.settings.tenantRegisterIsPublic) throw new AppError('TenantRegisterNotPublic');
+    if (!this.config.section(RegistrationSection).tenantRegisterIsPublic) throw new AppError('TenantRegisterNotPublic');
 
     const prepared = input.socialCode ? undefined : await this.users.prepare(input, origin, input.store);
     await this.checkSocialPassword(input, input.store);
-    const storeData = pickCustomData(input.store, this.config.settings.customStoreProperties);
+    const storeData = pickCustomData(input.store, this.config.section(CustomPropertiesSection).customStoreProperties);
     for (let attempt = 1; ; attempt++) {
       const ownerId = randomUUID();
       try {
@@ -85,10 +88,10 @@ export class RegistrationService implements OnModuleInit {
   // audit entries carry (the only trace of who registered: the actor is anonymous).
   async registerStoreUser(target: Tenant, input: RegisterStoreUserInput, origin: string, context: AuditContext = {}): Promise<UserEntity> {
     // A single-tenant deployment registers its users in its one organisation, the root store.
-    const single = this.config.settings.tenancy === 'single';
+    const single = this.config.section(TenancySection).tenancy === 'single';
     if (target.codename === ROOT_CODENAME && !single) throw new AppError('StoreLevelOnly', 'users register in a store: target one with svc-store-codename');
     if (!target.isActive) throw new AppError('StoreInactive', `store "${target.codename}" is not active`);
-    const roles = [levelRoles(this.config.settings.tenancy, target.codename === ROOT_CODENAME).user];
+    const roles = [levelRoles(this.config.section(TenancySection).tenancy, target.codename === ROOT_CODENAME).user];
     if (!input.socialCode) {
       // The user, its audit entry and its event stand or fall together.
       return this.users.create({ storeId: target.id, roles }, input, origin, target, (user, tx) => this.audit.record(createdEntry(target.id, user.id, 'registration'), context, tx));

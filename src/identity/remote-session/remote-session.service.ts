@@ -7,12 +7,13 @@ import { AuditLog } from '../../kernel/audit.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
 import { ConfigError } from '../../platform/config/env.js';
-import { resolveSecret } from '../../platform/config/social-secrets.js';
+import { resolveSecret } from '../../platform/config/secrets.js';
 import type { SessionData } from '../../kernel/principal.js';
 import type { Tenant } from '../../kernel/tenant.js';
 import { UserService } from '../user/user.service.js';
 import { remoteSessionEnded, remoteSessionUnavailable } from './remote-session.errors.js';
-import type { RemoteSessionSettings } from '../../platform/config/remote-session-settings.js';
+import type { RemoteSessionSettings } from './remote-session.settings.js';
+import { RemoteSessionSection } from './remote-session.settings.js';
 
 // Answers reused per (store, remote session): enough for a page's burst of calls, bounded so
 // a flood of distinct sessions cannot grow the process.
@@ -64,7 +65,7 @@ export class RemoteSessionService {
     config: AppConfig,
     checks: BootChecks,
   ) {
-    const settings = config.settings.remoteSession;
+    const settings = config.section(RemoteSessionSection).remoteSession;
     this.settings = settings?.enabled ? settings : null;
     const enabled = this.settings;
     // Problems are reported with every module's (BootChecks); the boot stops after init.

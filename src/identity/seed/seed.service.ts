@@ -13,6 +13,9 @@ import { checkPasswordPolicy, PasswordHasher } from '../user/password.js';
 import { SAAS_ROLES, TENANT_ROLES } from '../../kernel/roles.js';
 import { SYSTEM_USER_FIELDS } from '../user/index.js';
 import { UserService } from '../user/user.service.js';
+import { SeedSection } from './seed.settings.js';
+import { TenancySection } from '../../kernel/tenancy.settings.js';
+import { UserSection } from '../user/user.settings.js';
 
 export const DEFAULT_SUPER_ADMIN_EMAIL = 'admin@example.com';
 export const DEFAULT_SUPER_ADMIN_PASSWORD = 'superadmin-change-me';
@@ -69,8 +72,8 @@ export class SeedService implements OnModuleInit, OnApplicationBootstrap {
         this.logger.info({ userId: admin.id }, 'super administrator created');
       }
       // A single-tenant deployment is one organisation: no sample store beside it.
-      const sample = this.config.settings.sampleStore;
-      const withSample = sample.enabled && this.config.settings.tenancy === 'multi';
+      const sample = this.config.section(SeedSection).sampleStore;
+      const withSample = sample.enabled && this.config.section(TenancySection).tenancy === 'multi';
       if (withSample && !(await this.stores.findByCodename(sample.codename, tx))) {
         const ownerId = randomUUID();
         const store = await this.stores.insertSeeded(sample, ownerId, tx);
@@ -93,7 +96,7 @@ export class SeedService implements OnModuleInit, OnApplicationBootstrap {
   }
 
   private names() {
-    const namePair = this.config.settings.userNameType === 'asNamePair';
+    const namePair = this.config.section(UserSection).userNameType === 'asNamePair';
     return { fullname: 'Super Admin', name: namePair ? 'Super' : null, surname: namePair ? 'Admin' : null };
   }
 
@@ -104,7 +107,7 @@ export class SeedService implements OnModuleInit, OnApplicationBootstrap {
   // The spec's rules: the identifier goes in the primary column; a mobile primary with the
   // default identifier gets a placeholder number; a required secondary gets a placeholder.
   private adminIdentity(): AdminIdentity {
-    const s = this.config.settings;
+    const s = this.config.section(UserSection);
     const given = this.config.env.SUPER_ADMIN_IDENTIFIER;
     const identifier = given ?? DEFAULT_SUPER_ADMIN_EMAIL;
     const asMobile = (value: string) => {
@@ -135,7 +138,7 @@ export class SeedService implements OnModuleInit, OnApplicationBootstrap {
   }
 
   private superAdminData(): Record<string, unknown> {
-    const data = this.config.settings.superAdminData;
+    const data = this.config.section(SeedSection).superAdminData;
     const clashes = data.filter((d) => SYSTEM_USER_FIELDS.has(d.name)).map((d) => `settings.superAdminData: "${d.name}" collides with a system field`);
     if (clashes.length) throw new ConfigError(clashes);
     return Object.fromEntries(data.map((d) => [d.name, d.value]));

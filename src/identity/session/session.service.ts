@@ -13,6 +13,9 @@ import { SessionRepository, type SessionFactorFlag } from './session.repository.
 import { toSessionResponse } from './session.dto.js';
 import type { PendingFactors, SessionData, SessionMeta } from '../../kernel/principal.js';
 import { amrOf, type AuthMethod } from '../../kernel/assurance.js';
+import { PagingSection } from '../../kernel/paging.settings.js';
+import { SessionSection } from './session.settings.js';
+import { TenancySection } from '../../kernel/tenancy.settings.js';
 
 // The flags each factor clears: the authenticator app and a passkey stand for each other (either
 // completes a sign-in that asked for the user's app factor).
@@ -63,7 +66,7 @@ export class SessionService implements OnModuleDestroy {
       id: randomUUID(),
       userId: user.id,
       createdAt: now,
-      expiresAt: new Date(now.getTime() + (meta.lifetimeMs ?? this.config.settings.tokenPeriodInDays * DAY_MS)),
+      expiresAt: new Date(now.getTime() + (meta.lifetimeMs ?? this.config.section(SessionSection).tokenPeriodInDays * DAY_MS)),
       ip: meta.ip?.slice(0, 64) ?? null,
       userAgent: meta.userAgent?.slice(0, 512) ?? null,
       ssoUserId: meta.ssoUserId?.slice(0, 255) ?? null,
@@ -75,7 +78,7 @@ export class SessionService implements OnModuleDestroy {
     };
     // One statement: the user's expired rows go as a new one comes (so they never pile up), and
     // the sessions past the cap are named.
-    const keep = this.config.settings.maxSessionsPerUser;
+    const keep = this.config.section(SessionSection).maxSessionsPerUser;
     const { row, beyond } = inTx
       ? await this.transactions.run(async (tx) => {
           // A sign-in without a user agent is never called new.
@@ -137,7 +140,7 @@ export class SessionService implements OnModuleDestroy {
 
   // One page of the user's live sessions, newest first.
   async list(storeId: string, userId: string, query: PageQuery): Promise<[SessionEntity[], number, PageRequest]> {
-    const page = pageRequest(query, this.config.settings.paging);
+    const page = pageRequest(query, this.config.section(PagingSection).paging);
     const [rows, total] = await this.sessions.pageForUser(storeId, userId, this.clock.now(), page);
     return [rows, total, page];
   }
@@ -188,7 +191,7 @@ export class SessionService implements OnModuleDestroy {
 
   // The spec's session object.
   toResponse(session: SessionData, accessToken?: string, userBucketToken?: string) {
-    return toSessionResponse(session, { multipleRoles: this.config.settings.usersHaveMultipleRoles }, accessToken, userBucketToken);
+    return toSessionResponse(session, { multipleRoles: this.config.section(TenancySection).usersHaveMultipleRoles }, accessToken, userBucketToken);
   }
 
   // After a user's name or roles change: cached copies are dropped and rebuilt on next use.
@@ -199,9 +202,9 @@ export class SessionService implements OnModuleDestroy {
 
   // A role of `mfaRequiredForRoles` without an app factor (TOTP or passkey).
   private mustEnrol(user: UserEntity): boolean {
-    const required = this.config.settings.mfaRequiredForRoles;
+    const required = this.config.section(SessionSection).mfaRequiredForRoles;
     // A passkey counts only while passkeys are on: otherwise it cannot be used.
-    const passkey = user.hasPasskey && !!this.config.settings.webauthn;
+    const passkey = user.hasPasskey && !!this.config.section(SessionSection).webauthn;
     return required.length > 0 && !user.totpEnabled && !passkey && user.roles.some((r) => required.includes(r));
   }
 

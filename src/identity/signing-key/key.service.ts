@@ -7,6 +7,8 @@ import { Transactions } from '../../platform/database/transactions.js';
 import { KeyEncryption } from '../../platform/crypto/key-encryption.js';
 import type { SigningKeyEntity } from './signing-key.entity.js';
 import { SigningKeyRepository } from './signing-key.repository.js';
+import { SigningKeySection } from './signing-key.settings.js';
+import { SessionSection } from '../session/session.settings.js';
 
 const generateRsa = promisify(generateKeyPair);
 const KEY_LOCK = 7_311_003;
@@ -111,7 +113,8 @@ export class KeyService implements OnApplicationBootstrap {
       const now = this.clock.now();
       const raced = await this.keys.newestSigningAt(now, tx);
       if (raced) return raced;
-      const { keyRefreshPeriodInDays, tokenPeriodInDays } = this.config.settings;
+      const { keyRefreshPeriodInDays } = this.config.section(SigningKeySection);
+      const { tokenPeriodInDays } = this.config.section(SessionSection);
       const signUntil = new Date(now.getTime() + keyRefreshPeriodInDays * DAY_MS);
       return this.keys.insert(
         {

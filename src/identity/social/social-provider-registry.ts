@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
-import { isGenericProvider, RESERVED_PROVIDER_NAMES, SOCIAL_PROVIDER_NAME } from '../../platform/config/social-settings.js';
+import { isGenericProvider, RESERVED_PROVIDER_NAMES, SOCIAL_PROVIDER_NAME } from './social.settings.js';
 import type { SocialProvider } from './social-provider.js';
+import type { SocialSecrets } from './social-secrets.js';
 import { BUILT_IN_PROVIDERS, GENERIC_PROVIDERS } from './providers/index.js';
+import { SocialSection } from './social.settings.js';
 
 // A provider's return by form post: `/auth-api/auth/<name>/callback`.
 const CALLBACK_PATH = /^\/auth-api\/auth\/([^/]+)\/callback$/;
@@ -20,17 +22,17 @@ export class SocialProviderRegistry {
 
   // The providers the settings enable, their strategy or client loaded; what an entry lacks is
   // reported with every module's settings problems (one ConfigError at boot).
-  static async fromSettings(config: AppConfig, checks: BootChecks): Promise<SocialProviderRegistry> {
+  static async fromSettings(config: AppConfig, checks: BootChecks, secrets: SocialSecrets): Promise<SocialProviderRegistry> {
     const registry = new SocialProviderRegistry(checks);
     const problems: string[] = [];
     // Every entry, enabled or not: a name that is neither built in nor typed is a mistake.
-    for (const [name, setting] of config.settings.socialLogin.providers ?? []) {
+    for (const [name, setting] of config.section(SocialSection).socialLogin.providers ?? []) {
       if (!setting || typeof setting !== 'object' || isGenericProvider(setting) || BUILT_IN_PROVIDERS.has(name)) continue;
       problems.push(
         `settings.socialLogin.providers.${name}: no built-in provider is named ${name} (built in: ${[...BUILT_IN_PROVIDERS.keys()].join(', ')}); a generic OpenID Connect provider has "type": "oidc"`,
       );
     }
-    for (const [name, entry] of config.socialLogin.providers) {
+    for (const [name, entry] of secrets.socialLogin.providers) {
       const path = `settings.socialLogin.providers.${name}`;
       const kind = isGenericProvider(entry.setting) ? GENERIC_PROVIDERS.get(entry.setting.type) : BUILT_IN_PROVIDERS.get(name);
       if (!kind) continue;

@@ -5,6 +5,7 @@ import { BootChecks } from '../../platform/config/boot-checks.js';
 import { UserModule } from '../user/user.module.js';
 import { SocialController } from './social.controller.js';
 import { SocialProviderRegistry } from './social-provider-registry.js';
+import { SocialSecrets } from './social-secrets.js';
 import { SocialRepository } from './social.repository.js';
 import { SocialService } from './social.service.js';
 
@@ -14,13 +15,14 @@ import { SocialService } from './social.service.js';
 @Global()
 @Module({
   providers: [
+    SocialSecrets,
     {
       provide: SocialProviderRegistry,
-      inject: [AppConfig, BootChecks],
-      useFactory: (config: AppConfig, checks: BootChecks): Promise<SocialProviderRegistry> => SocialProviderRegistry.fromSettings(config, checks),
+      inject: [AppConfig, BootChecks, SocialSecrets],
+      useFactory: (config: AppConfig, checks: BootChecks, secrets: SocialSecrets): Promise<SocialProviderRegistry> => SocialProviderRegistry.fromSettings(config, checks, secrets),
     },
   ],
-  exports: [SocialProviderRegistry],
+  exports: [SocialProviderRegistry, SocialSecrets],
 })
 export class SocialProvidersModule {}
 

@@ -12,7 +12,7 @@ import { AuditLog, type AuditContext } from '../../kernel/audit.js';
 import { UserService } from '../user/user.service.js';
 import { SocialRepository } from './social.repository.js';
 import { normalizeProfile, type SocialProfile } from './social-profile.js';
-import type { ResolvedSocialLogin } from '../../platform/config/social-secrets.js';
+import { SocialSecrets, type ResolvedSocialLogin } from './social-secrets.js';
 import { providerErrorCode, providerNotFound, redirectNotAllowed, socialCodeInvalid, socialProviderUnavailable, type SocialFailure } from './social.errors.js';
 import { providerFailure } from './provider-failure.js';
 import { SocialProviderError, type SocialProvider } from './social-provider.js';
@@ -81,8 +81,9 @@ export class SocialService {
     private readonly audit: AuditLog,
     private readonly providers: SocialProviderRegistry,
     private readonly config: AppConfig,
+    secrets: SocialSecrets,
   ) {
-    this.resolved = config.socialLogin;
+    this.resolved = secrets.socialLogin;
     logger.setContext(SocialService.name);
   }
 

@@ -3,7 +3,7 @@ import { Clock } from '../../platform/clock/clock.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { SocialService } from '../social/social.service.js';
 import type { Tenant } from '../../kernel/tenant.js';
-import type { ResolvedSso } from '../../platform/config/social-secrets.js';
+import { SocialSecrets, type ResolvedSso } from '../social/social-secrets.js';
 import { providerErrorCode, type SocialFailure } from '../social/social.errors.js';
 import { OidcClient, OidcStepError, type OidcClientSettings, type OidcStage } from '../social/oidc-client.js';
 import { ssoNotConfigured, ssoProviderUnavailable } from './sso.errors.js';
@@ -36,8 +36,9 @@ export class SsoService {
     private readonly social: SocialService,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    secrets: SocialSecrets,
   ) {
-    this.sso = config.sso;
+    this.sso = secrets.sso;
     if (this.sso) this.client = new OidcClient(clientSettings(this.sso));
   }
 

@@ -12,6 +12,7 @@ import { toStoreResponse, type BriefStoresQuery, type StoreInput, type StoreList
 import { ROOT_CODENAME, type StoreEntity } from './store.entity.js';
 import { StoreRepository, type StoreChangeableField } from './store.repository.js';
 import { StoreCache } from './store-cache.js';
+import { PagingSection } from '../../kernel/paging.settings.js';
 
 @Injectable()
 export class StoreService {
@@ -40,7 +41,7 @@ export class StoreService {
 
   // A page of the store picker, by its number or just after the store `after` names.
   async listBrief(query: BriefStoresQuery): Promise<[StoreEntity[], number, PageRequest]> {
-    const page = pageRequest(query, this.config.settings.paging);
+    const page = pageRequest(query, this.config.section(PagingSection).paging);
     const found = await this.stores.listBrief(page, ROOT_CODENAME, query.after?.toLowerCase());
     if (!found) throw new AppError('ValidationFailed', `after: no store has the codename "${query.after}"`);
     return [found[0], found[1], page];
@@ -80,7 +81,7 @@ export class StoreService {
   // store than root all the same (a grant of `stores.list` reaching a store's role).
   async list(actor: SessionData, query: StoreListQuery): Promise<[StoreEntity[], number, PageRequest]> {
     if (!(await this.atRoot(actor))) throw new AppError('StoreListSaasOnly', 'the list of every store is for the SaaS level: use a login or key of the root store');
-    const page = pageRequest(query, this.config.settings.paging);
+    const page = pageRequest(query, this.config.section(PagingSection).paging);
     const [rows, total] = await this.stores.list(page, query.search);
     return [rows, total, page];
   }

@@ -2,13 +2,14 @@ import { applyDecorators, Injectable, UseGuards, type CanActivate } from '@nestj
 import { ApiFailures } from '../../kernel/api-result.js';
 import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
+import { TenancySection } from '../../kernel/tenancy.settings.js';
 
 @Injectable()
 export class MultiTenantOnlyGuard implements CanActivate {
   constructor(private readonly config: AppConfig) {}
 
   canActivate(): boolean {
-    if (this.config.settings.tenancy === 'single') {
+    if (this.config.section(TenancySection).tenancy === 'single') {
       throw new AppError('StoreRegistrationUnavailable', 'this deployment has one organisation: there are no stores to register');
     }
     return true;

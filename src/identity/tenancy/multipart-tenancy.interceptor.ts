@@ -4,6 +4,7 @@ import { AppConfig } from '../../platform/config/app-config.js';
 import type { ContextRequest } from '../../kernel/request-context.js';
 import { StoreService } from '../store/store.service.js';
 import { checkBodyTarget } from './tenancy.middleware.js';
+import { TenancySection } from '../../kernel/tenancy.settings.js';
 
 // After a multipart parser (FileInterceptor): the body's `_store` field, now read, is held to the
 // store the request was authenticated in (see checkBodyTarget).
@@ -15,7 +16,7 @@ export class MultipartTenancyInterceptor implements NestInterceptor {
   ) {}
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
-    await checkBodyTarget(this.stores, this.config.settings.tenancy, context.switchToHttp().getRequest<ContextRequest>());
+    await checkBodyTarget(this.stores, this.config.section(TenancySection).tenancy, context.switchToHttp().getRequest<ContextRequest>());
     return next.handle();
   }
 }

@@ -1,12 +1,13 @@
 import { Injectable, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
 import { AppConfig } from '../../platform/config/app-config.js';
-import type { Tenancy } from '../../platform/config/settings.js';
+import type { Tenancy } from '../../kernel/tenancy.settings.js';
 import { AppError } from '../../kernel/errors.js';
 import type { ContextRequest } from '../../kernel/request-context.js';
 import { CODENAME_SHAPE } from '../store/codename.js';
 import { ROOT_CODENAME, type Tenant } from '../../kernel/tenant.js';
 import { StoreService } from '../store/store.service.js';
+import { TenancySection } from '../../kernel/tenancy.settings.js';
 
 // Paths that belong to no tenant: operations and documentation.
 const UNTENANTED = /^\/(health|docs|metrics)(\/|$|-)/;
@@ -30,7 +31,7 @@ export class TenancyMiddleware implements NestMiddleware {
     try {
       const named = first(req.headers[this.header]) ?? first(req.query?._store) ?? first(req.body?._store);
       req.ctx.storeTargeted = named !== undefined;
-      codename = targetCodename(this.config.settings.tenancy, named);
+      codename = targetCodename(this.config.section(TenancySection).tenancy, named);
     } catch (error) {
       return next(error);
     }

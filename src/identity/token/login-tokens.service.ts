@@ -12,6 +12,7 @@ import type { RefreshTokenEntity } from './refresh-token.entity.js';
 import { RefreshTokenRepository } from './refresh-token.repository.js';
 import { TokenService, type TokenClaims, type TokenUse } from './token.service.js';
 import { acrOf } from '../../kernel/assurance.js';
+import { TokenSection } from './token.settings.js';
 
 // What a login (or a refresh) hands the client.
 export interface LoginTokens {
@@ -53,7 +54,7 @@ export class LoginTokenService {
   }
 
   get refreshTokensOn(): boolean {
-    return this.config.settings.accessTokenMinutes !== null;
+    return this.config.section(TokenSection).accessTokenMinutes !== null;
   }
 
   // The spec's session object with the tokens the client is handed, and with refresh tokens on
@@ -122,7 +123,7 @@ export class LoginTokenService {
     // Unspent, yet not spent by this call: another request (on any replica) spent it a moment ago.
     const spentRow = row.spentAt ? row : await this.refreshTokens.findById(store.id, row.id);
     if (!spentRow?.spentAt) throw invalid();
-    const graceMs = this.config.settings.refreshReuseGraceSeconds * 1000;
+    const graceMs = this.config.section(TokenSection).refreshReuseGraceSeconds * 1000;
     if (graceMs > 0 && spentRow.successorId && now.getTime() - spentRow.spentAt.getTime() <= graceMs) {
       const next = await this.refreshTokens.findById(store.id, spentRow.successorId);
       const nextToken = next && this.successorOf(spentRow, token);
@@ -210,7 +211,7 @@ export class LoginTokenService {
   private async pair(session: SessionData, jti: string, issuedAt: Date, refreshToken: string): Promise<LoginTokens> {
     const sessionExpiresAt = new Date(session.expiresAt);
     // Whole seconds, as the token's `exp`.
-    const expiresMs = Math.min(issuedAt.getTime() + this.config.settings.accessTokenMinutes! * 60_000, sessionExpiresAt.getTime());
+    const expiresMs = Math.min(issuedAt.getTime() + this.config.section(TokenSection).accessTokenMinutes! * 60_000, sessionExpiresAt.getTime());
     const accessTokenExpiresAt = new Date(Math.floor(expiresMs / 1000) * 1000);
     const accessToken = await this.tokens.issue(claimsOf(session, 'access'), accessTokenExpiresAt, { jti, issuedAt });
     return { accessToken, accessTokenExpiresAt, sessionExpiresAt, refreshToken };

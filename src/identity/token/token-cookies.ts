@@ -4,6 +4,7 @@ import { AppConfig } from '../../platform/config/app-config.js';
 import { ROOT_CODENAME, type Tenant } from '../../kernel/tenant.js';
 import type { LoginTokens } from './login-tokens.service.js';
 import { accessTokenName, refreshTokenName } from './token-extractor.js';
+import { TokenSection } from './token.settings.js';
 
 // The route refresh tokens are sent to; their cookie goes there only.
 export const REFRESH_ROUTE = '/auth-api/refresh';
@@ -43,6 +44,6 @@ export class TokenCookies {
 
   clear(res: Response, store: Tenant): void {
     res.clearCookie(this.accessName(store), this.options);
-    if (this.config.settings.accessTokenMinutes) res.clearCookie(this.refreshName(store), { ...this.options, path: this.refreshPath });
+    if (this.config.section(TokenSection).accessTokenMinutes) res.clearCookie(this.refreshName(store), { ...this.options, path: this.refreshPath });
   }
 }

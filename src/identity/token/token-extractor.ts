@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { parse as parseCookie } from 'cookie';
-import type { ApiKeySettings } from '../../platform/config/settings.js';
+import type { ApiKeySettings } from '../apikey/api-key.settings.js';
 import type { Request } from 'express';
 
 // Where a credential may be, whatever carried it: an HTTP request is one as it is (nothing is

@@ -9,6 +9,7 @@ import { SigningThread } from '../../platform/crypto/signing-thread.js';
 import { AppError } from '../../kernel/errors.js';
 import { KeyService } from '../signing-key/key.service.js';
 import { PENDING_ACR, type Acr } from '../../kernel/assurance.js';
+import { TokenSection } from './token.settings.js';
 
 export type TokenUse = 'access' | 'bucket';
 
@@ -67,9 +68,9 @@ export class TokenService implements OnApplicationShutdown, OnModuleInit {
     // process, which a second signing thread would compete with (bench:refresh-ab: refreshes per
     // second 1.05 to 1.07 times one thread's on PostgreSQL + Redis, 0.91 to 0.96 embedded).
     this.signer = new SigningThread(config.env.DATABASE_URL ? 2 : 1);
-    this.issuer = config.settings.tokenIssuer ?? `${serviceUrl(config.env)}/auth-api`;
-    this.audience = config.settings.tokenAudience ?? undefined;
-    this.issuerConfigured = !!(config.settings.tokenIssuer || config.env.PUBLIC_URL);
+    this.issuer = config.section(TokenSection).tokenIssuer ?? `${serviceUrl(config.env)}/auth-api`;
+    this.audience = config.section(TokenSection).tokenAudience ?? undefined;
+    this.issuerConfigured = !!(config.section(TokenSection).tokenIssuer || config.env.PUBLIC_URL);
   }
 
   // The standard claims (`iss`, `sub`, `aud`, `sid`, `jti`) beside the service's own. `jti` and

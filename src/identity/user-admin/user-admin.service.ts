@@ -19,6 +19,10 @@ import { SYSTEM_USER_FIELDS, type UserEntity } from '../user/index.js';
 import { PasswordHasher } from '../user/password.js';
 import { UserService, type NewPassword } from '../user/user.service.js';
 import { UpdateUserInput, type CreateUserInput, type UserListQuery } from './user-admin.dto.js';
+import { CustomPropertiesSection } from '../../kernel/custom-properties.settings.js';
+import { PagingSection } from '../../kernel/paging.settings.js';
+import { TenancySection } from '../../kernel/tenancy.settings.js';
+import { UserSection } from '../user/user.settings.js';
 
 const SAAS_MANAGERS: readonly string[] = [SAAS_ROLES.superAdmin, SAAS_ROLES.saasAdmin];
 
@@ -40,7 +44,7 @@ export class UserAdminService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const optional = this.config.settings.customUserProperties.map((p) => ({ ...p, required: false }));
+    const optional = this.config.section(CustomPropertiesSection).customUserProperties.map((p) => ({ ...p, required: false }));
     this.checks.collect(() => declareCustomProperties(UpdateUserInput, optional, SYSTEM_USER_FIELDS, 'customUserProperties'));
   }
 
@@ -49,14 +53,14 @@ export class UserAdminService implements OnModuleInit {
   // or saasAdmin; a single-tenant deployment's root store is its organisation, managed like a store.
   async create(actor: SessionData | undefined, store: Tenant, input: CreateUserInput, origin: string, context: AuditContext = {}): Promise<UserEntity> {
     const atRoot = store.codename === ROOT_CODENAME;
-    if (atRoot && this.config.settings.tenancy === 'multi') {
+    if (atRoot && this.config.section(TenancySection).tenancy === 'multi') {
       if (!actor) throw new AppError('Unauthorized', 'SaaS-level users are created by superAdmin or saasAdmin');
       if (!actor.roles.some((r) => SAAS_MANAGERS.includes(r))) throw new AppError('Forbidden', 'SaaS-level users are created by superAdmin or saasAdmin');
     }
     if (!store.isActive) throw new AppError('StoreInactive', `store "${store.codename}" is not active`);
     const admin = actor !== undefined && hasAdminRole(actor.roles);
     if (input.roleId !== undefined && !admin) throw new AppError('RoleNotAssignable', 'only administrators assign roles');
-    const roles = input.roleId === undefined ? [levelRoles(this.config.settings.tenancy, atRoot).user] : this.checkRoles(actor!, store, input.roleId);
+    const roles = input.roleId === undefined ? [levelRoles(this.config.section(TenancySection).tenancy, atRoot).user] : this.checkRoles(actor!, store, input.roleId);
     const { roleId: _roleId, ...profile } = input;
     // An administrator's creation, or a public registration (nobody logged in, or a plain user).
     const by = actor ? auditActor(actor) : { type: 'anonymous' as const, id: null };
@@ -66,7 +70,7 @@ export class UserAdminService implements OnModuleInit {
   }
 
   list(store: Tenant, query: UserListQuery): Promise<[UserEntity[], number, PageRequest]> {
-    const page = pageRequest(query, this.config.settings.paging);
+    const page = pageRequest(query, this.config.section(PagingSection).paging);
     return this.users.list(store.id, page, query.search).then(([rows, total]) => [rows, total, page]);
   }
 
@@ -86,7 +90,7 @@ export class UserAdminService implements OnModuleInit {
     if ((input.roleId !== undefined || input.isActive !== undefined) && !(admin && !self)) {
       throw new AppError('RoleNotAssignable', 'roles and flags are changed by an administrator, not on your own profile');
     }
-    const changes: Partial<UserEntity> & { password?: NewPassword } = { ...this.nameChanges(input, user), customData: { ...user.customData, ...pickCustomData(input, this.config.settings.customUserProperties) } };
+    const changes: Partial<UserEntity> & { password?: NewPassword } = { ...this.nameChanges(input, user), customData: { ...user.customData, ...pickCustomData(input, this.config.section(CustomPropertiesSection).customUserProperties) } };
     if (input.avatar !== undefined) changes.avatar = input.avatar ?? this.users.generatedAvatar(origin);
     if (input.language !== undefined) changes.language = input.language;
     if (input.roleId !== undefined) changes.roles = this.checkRoles(actor, store, input.roleId);
@@ -192,10 +196,10 @@ export class UserAdminService implements OnModuleInit {
     const roles = Array.isArray(roleId) ? roleId : [roleId];
     // A number names a number custom role (compared as given); users hold its text form.
     if (!roles.length || roles.some((r) => typeof r !== 'string' && typeof r !== 'number')) throw new AppError('ValidationFailed', 'roleId must be a role value or an array of them');
-    if (roles.length > 1 && !this.config.settings.usersHaveMultipleRoles) throw new AppError('ValidationFailed', 'roleId must be a single role');
+    if (roles.length > 1 && !this.config.section(TenancySection).usersHaveMultipleRoles) throw new AppError('ValidationFailed', 'roleId must be a single role');
     const superAdmin = actor.roles.includes(SAAS_ROLES.superAdmin);
-    const level = levelRoles(this.config.settings.tenancy, store.codename === ROOT_CODENAME);
-    const allowed = new Set([level.admin, level.user, ...(superAdmin ? [level.top] : []), ...this.config.settings.customRoles.map((r) => r.value)]);
+    const level = levelRoles(this.config.section(TenancySection).tenancy, store.codename === ROOT_CODENAME);
+    const allowed = new Set([level.admin, level.user, ...(superAdmin ? [level.top] : []), ...this.config.section(TenancySection).customRoles.map((r) => r.value)]);
     const refused = (roles as (string | number)[]).filter((r) => !allowed.has(r));
     if (refused.length) throw new AppError('RoleNotAssignable', `role ${refused[0]} cannot be assigned here`);
     return [...new Set(roles.map(String))];
@@ -206,7 +210,7 @@ export class UserAdminService implements OnModuleInit {
   }
 
   private nameChanges(input: UpdateUserInput, user: UserEntity): Partial<UserEntity> {
-    const namePair = this.config.settings.userNameType === 'asNamePair';
+    const namePair = this.config.section(UserSection).userNameType === 'asNamePair';
     if (namePair && input.fullname !== undefined) throw new AppError('UnknownField', 'property fullname is not accepted: send name and surname');
     if (!namePair && (input.name !== undefined || input.surname !== undefined)) throw new AppError('UnknownField', 'property name/surname is not accepted: send fullname');
     if (namePair && (input.name !== undefined || input.surname !== undefined)) {

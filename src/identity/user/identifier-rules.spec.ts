@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { AppError } from '../../kernel/errors.js';
-import type { DualIdentifierRegistration, PrimaryLoginIdentifier, SecondaryIdentifierPresence } from '../../platform/config/settings.js';
+import type { DualIdentifierRegistration, PrimaryLoginIdentifier, SecondaryIdentifierPresence } from './user.settings.js';
 import { checkIdentifiers, identifierPresence, type IdentifierPresence, type Presence } from './identifier-rules.js';
 
 describe('identifierPresence', () => {

@@ -1,5 +1,5 @@
 import { AppError } from '../../kernel/errors.js';
-import type { DualIdentifierRegistration, PrimaryLoginIdentifier, SecondaryIdentifierPresence } from '../../platform/config/settings.js';
+import type { DualIdentifierRegistration, PrimaryLoginIdentifier, SecondaryIdentifierPresence } from './user.settings.js';
 
 export interface IdentifierSettings {
   primaryLoginIdentifier: PrimaryLoginIdentifier;

@@ -15,6 +15,9 @@ import { PasswordHasher } from './password.js';
 import { SYSTEM_USER_FIELDS, toUserResponse, UserProfileInput, type UserView } from './user.dto.js';
 import type { UserEntity } from './user.entity.js';
 import { UserRepository } from './user.repository.js';
+import { CustomPropertiesSection } from '../../kernel/custom-properties.settings.js';
+import { UserSection } from './user.settings.js';
+import { TenancySection } from '../../kernel/tenancy.settings.js';
 
 // Written with a user's change, in its transaction (the change's audit entries).
 export type WithChange = (user: UserEntity, tx: Tx) => Promise<unknown>;
@@ -69,7 +72,7 @@ export class UserService implements OnModuleInit {
     private readonly checks: BootChecks,
     private readonly transactions: Transactions,
   ) {
-    const s = config.settings;
+    const s = { ...config.section(UserSection), ...config.section(TenancySection) };
     this.presence = identifierPresence(s);
     this.view = {
       hasEmail: this.presence.email !== 'absent',
@@ -81,7 +84,7 @@ export class UserService implements OnModuleInit {
   }
 
   onModuleInit(): void {
-    this.checks.collect(() => declareCustomProperties(UserProfileInput, this.config.settings.customUserProperties, SYSTEM_USER_FIELDS, 'customUserProperties'));
+    this.checks.collect(() => declareCustomProperties(UserProfileInput, this.config.section(CustomPropertiesSection).customUserProperties, SYSTEM_USER_FIELDS, 'customUserProperties'));
   }
 
   // Checks a registration against the settings and normalizes it, before any write. `origin`:
@@ -89,7 +92,7 @@ export class UserService implements OnModuleInit {
   // user joins (its name is one of the password's guessable words); `passwordChecked`: the
   // caller checked the password against the policy already, or generated it (length rules only).
   async prepare(input: UserProfileInput, origin: string, store: StoreNamed, opts: { passwordChecked?: boolean } = {}): Promise<Omit<Partial<UserEntity>, 'storeId'>> {
-    const s = this.config.settings;
+    const s = this.config.section(UserSection);
     checkIdentifiers(this.presence, { email: input.email, mobile: input.mobile });
     const mobile = input.mobile == null ? null : normalizeMobile(input.mobile, s.defaultMobileRegion);
     const email = input.email ?? null;
@@ -113,7 +116,7 @@ export class UserService implements OnModuleInit {
       ...names,
       passwordHash,
       avatar: input.avatar ?? this.generatedAvatar(origin),
-      customData: pickCustomData(input, s.customUserProperties),
+      customData: pickCustomData(input, this.config.section(CustomPropertiesSection).customUserProperties),
     };
   }
 
@@ -226,11 +229,11 @@ export class UserService implements OnModuleInit {
   // username picks the column. The value is in its stored form, one however it is written;
   // undefined when the username fits no column.
   loginIdentifier(username: string): { column: 'email' | 'mobile'; value: string } | undefined {
-    const primary = this.config.settings.primaryLoginIdentifier;
+    const primary = this.config.section(UserSection).primaryLoginIdentifier;
     const asEmail = primary === 'email' || (primary === 'emailOrMobile' && username.includes('@'));
     if (asEmail) return { column: 'email', value: username.trim().toLowerCase() };
     try {
-      return { column: 'mobile', value: normalizeMobile(username, this.config.settings.defaultMobileRegion) };
+      return { column: 'mobile', value: normalizeMobile(username, this.config.section(UserSection).defaultMobileRegion) };
     } catch {
       return undefined;
     }
@@ -245,7 +248,7 @@ export class UserService implements OnModuleInit {
 
   // An email or mobile number in its stored form (InvalidMobile for a number that is none).
   normalizeIdentifier(column: 'email' | 'mobile', value: string): string {
-    return column === 'email' ? value.trim().toLowerCase() : normalizeMobile(value, this.config.settings.defaultMobileRegion);
+    return column === 'email' ? value.trim().toLowerCase() : normalizeMobile(value, this.config.section(UserSection).defaultMobileRegion);
   }
 
   // By an identifier already in its stored form, whatever the primary identifier is.

@@ -1,6 +1,6 @@
 import { AppError } from '../../kernel/errors.js';
-import type { ChannelName } from '../../platform/config/notification-settings.js';
-import type { VerificationFlow } from '../../platform/config/verification-settings.js';
+import type { ChannelName } from '../../delivery/notification/notification.settings.js';
+import type { VerificationFlow } from './verification.settings.js';
 
 export interface FlowSpec {
   // The identifier the flow proves or uses, and the channel that carries the code.

@@ -6,7 +6,7 @@ import { routeName } from '../../kernel/route-name.js';
 import { VerificationGate } from './verification.gate.js';
 
 const session: SessionData = { sessionId: 's', userId: 'u', storeId: 'st', roles: ['tenantUser'], email: 'a@b.c', mobile: null, fullname: null, expiresAt: '' };
-const gate = new VerificationGate({ settings: {} } as AppConfig);
+const gate = new VerificationGate({} as AppConfig);
 
 function refusal(s: SessionData, open: { during2FA?: boolean; mfaEnrollment?: boolean } = {}): { errCode: string; message: string } | undefined {
   try {

@@ -4,6 +4,8 @@ import { routeName } from '../../kernel/route-name.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import type { PendingFactors, SessionData } from '../../kernel/principal.js';
 import type { UserEntity } from '../user/index.js';
+import { VerificationSection } from './verification.settings.js';
+import { SessionSection } from '../session/session.settings.js';
 
 export interface RegistrationFlags {
   emailVerificationNeeded?: true;
@@ -18,7 +20,7 @@ export class VerificationGate {
   // After the password matched: refuses an unverified identifier the settings require, and
   // names the second factors the new session must complete.
   checkLogin(user: UserEntity): PendingFactors {
-    const s = this.config.settings;
+    const s = { ...this.config.section(VerificationSection), webauthn: this.config.section(SessionSection).webauthn };
     if (s.emailVerificationRequiredForLogin && user.email && !user.emailVerified) throw new AppError('EmailVerificationNeeded');
     if (s.mobileVerificationRequiredForLogin && user.mobile && !user.mobileVerified) throw new AppError('MobileVerificationNeeded');
     // A factor needs somewhere to send its code: a user without the identifier has none to pass.
@@ -34,7 +36,7 @@ export class VerificationGate {
 
   // For the registration answer: the client starts these flows next.
   registrationFlags(user: UserEntity): RegistrationFlags {
-    const flows = this.config.settings.verification.flows;
+    const flows = this.config.section(VerificationSection).verification.flows;
     return {
       ...(flows['email-verification'].enabled && user.email && !user.emailVerified && { emailVerificationNeeded: true }),
       ...(flows['mobile-verification'].enabled && user.mobile && !user.mobileVerified && { mobileVerificationNeeded: true }),

@@ -5,7 +5,7 @@ import { EvenTiming } from '../../platform/clock/even-timing.js';
 import { AppError } from '../../kernel/errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
-import { VERIFICATION_FLOWS, type VerificationFlow, type VerificationFlowSetting } from '../../platform/config/verification-settings.js';
+import { VERIFICATION_FLOWS, type VerificationFlow, type VerificationFlowSetting } from './verification.settings.js';
 import { NotificationService } from '../../delivery/notification/notification.service.js';
 import { SessionService } from '../session/session.service.js';
 import type { SessionData } from '../../kernel/principal.js';
@@ -19,6 +19,7 @@ import { FLOWS, invalidCode, MAX_ATTEMPTS, whyNotSpent, type FlowSpec } from './
 import { PASSWORD_CHANGED_TEMPLATE, VERIFICATION_TEMPLATES } from './verification-templates.js';
 import { toStartAnswer, type CompleteAnswer, type CompleteVerificationInput, type StartAnswer, type StartVerificationInput } from './verification.dto.js';
 import { VerificationRepository, type CodeLookup } from './verification.repository.js';
+import { VerificationSection } from './verification.settings.js';
 
 const SECOND_FACTORS = { 'email-2factor-verification': 'email', 'mobile-2factor-verification': 'mobile' } as const;
 // Codes expired for longer than this are deleted (every hour), unknown addresses' ones included.
@@ -53,7 +54,7 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
   // stops the boot, named (with every other module's problems, BootChecks).
   onModuleInit(): void {
     this.notifications.addDefaultTemplates(VERIFICATION_TEMPLATES);
-    const s = this.config.settings;
+    const s = this.config.section(VerificationSection);
     const v = s.verification;
     const problems: string[] = [];
     if (v.verificationMode === 'testMode' && this.config.env.NODE_ENV === 'production') {
@@ -125,7 +126,7 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
 
     if (user) await this.sending.work(spec.channel, () => this.deliver(storeId, spec, setting, user, secret, acceptLanguage));
     else await this.sending.wait(spec.channel);
-    const testMode = this.config.settings.verification.verificationMode === 'testMode';
+    const testMode = this.config.section(VerificationSection).verification.verificationMode === 'testMode';
     return toStartAnswer(issued, setting.expireTimeWindow, setting.verificationType, testMode ? secret : undefined);
   }
 
@@ -209,7 +210,7 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
   private flow(name: string): { flow: VerificationFlow; spec: FlowSpec; setting: VerificationFlowSetting } {
     if (!(VERIFICATION_FLOWS as readonly string[]).includes(name)) throw new AppError('RouteNotFound', `no verification flow ${name}`);
     const flow = name as VerificationFlow;
-    const setting = this.config.settings.verification.flows[flow];
+    const setting = this.config.section(VerificationSection).verification.flows[flow];
     if (!setting.enabled) throw new AppError('VerificationFlowDisabled', `${flow} is not enabled`);
     return { flow, spec: FLOWS[flow], setting };
   }
@@ -237,7 +238,7 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
   private async deliver(storeId: string, spec: FlowSpec, setting: VerificationFlowSetting, user: UserEntity, secret: string, acceptLanguage?: string): Promise<void> {
     // testMode without the channel: the answer carries the code.
     if (!this.notifications.hasChannel(spec.channel)) return;
-    const link = `${this.config.settings.verification.frontendUrl.replace(/\/$/, '')}/${spec.linkPath}/${secret}`;
+    const link = `${this.config.section(VerificationSection).verification.frontendUrl.replace(/\/$/, '')}/${spec.linkPath}/${secret}`;
     await this.notifications.send({
       storeId,
       channel: spec.channel,

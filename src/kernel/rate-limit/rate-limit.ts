@@ -15,7 +15,8 @@ import { ApiFailures } from '../api-result.js';
 import { AppError } from '../errors.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { InjectRedis, isRedisLost, type OptionalRedis } from '../../platform/redis/redis.module.js';
-import type { RateLimitsSettings } from '../../platform/config/settings.js';
+import type { RateLimitsSettings } from './rate-limit.settings.js';
+import { RateLimitSection } from './rate-limit.settings.js';
 
 export type RateLimitName = keyof RateLimitsSettings;
 
@@ -37,7 +38,7 @@ export class RateLimits {
     if (this.redis && isRedisLost(this.redis)) throw new AppError('ServiceUnavailable', 'rate limits cannot be read: Redis is reconnecting');
     let limiter = this.limiters.get(name);
     if (!limiter) {
-      const { points, durationSeconds } = this.config.settings.rateLimits[name];
+      const { points, durationSeconds } = this.config.section(RateLimitSection).rateLimits[name];
       const keyPrefix = `${this.config.env.PROJECT_CODENAME}:${this.config.env.SERVICE_CODENAME}:rl:${name}`;
       const options = { points, duration: durationSeconds, keyPrefix };
       limiter = this.redis ? new RateLimiterRedis({ ...options, storeClient: this.redis }) : new RateLimiterMemory(options);
@@ -76,13 +77,13 @@ export class RateLimits {
   // 429 when `key` has used all its points, without taking one (failure counters).
   async assertOpen(name: RateLimitName, key: string): Promise<void> {
     const state = await this.limiter(name).get(key);
-    if (state && state.consumedPoints >= this.config.settings.rateLimits[name].points) throw this.tooMany(name, state.msBeforeNext);
+    if (state && state.consumedPoints >= this.config.section(RateLimitSection).rateLimits[name].points) throw this.tooMany(name, state.msBeforeNext);
   }
 
   // Whether `key` has used all its points (a reserved attempt that failed was the last one).
   async exhausted(name: RateLimitName, key: string): Promise<boolean> {
     const state = await this.limiter(name).get(key);
-    return !!state && state.consumedPoints >= this.config.settings.rateLimits[name].points;
+    return !!state && state.consumedPoints >= this.config.section(RateLimitSection).rateLimits[name].points;
   }
 
   // Counts a failure; the 429 comes from the next assertOpen.
@@ -102,7 +103,7 @@ export class RateLimits {
   // Names the setting, so whoever meets the limit knows what to change.
   private tooMany(name: RateLimitName, msBeforeNext: number): AppError {
     const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
-    const { points, durationSeconds } = this.config.settings.rateLimits[name];
+    const { points, durationSeconds } = this.config.section(RateLimitSection).rateLimits[name];
     return new AppError('TooManyRequests', `too many requests; retry in ${seconds} s (limit: settings rateLimits.${name}, ${points} per ${durationSeconds} s)`, {
       'Retry-After': String(seconds),
     });

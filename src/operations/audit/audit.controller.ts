@@ -12,6 +12,7 @@ import { AppConfig } from '../../platform/config/app-config.js';
 import { AuditEntryResponse, AuditExportQuery, AuditLogQuery, AuditVerifyResponse, CSV_HEADER, toAuditEntryResponse, toCheckpointResponse, toCsvRow, type AuditLogFilterQuery } from './audit.dto.js';
 import type { AuditFilter, AuditPosition } from './audit.repository.js';
 import { AuditService } from './audit.service.js';
+import { PagingSection } from '../../kernel/paging.settings.js';
 
 const EXPORT_PAGE = 500;
 
@@ -32,7 +33,7 @@ export class AuditController {
   @ApiResult([AuditEntryResponse])
   async list(@Ctx() ctx: RequestContext, @Query() query: AuditLogQuery): Promise<Enveloped<unknown[]>> {
     const storeId = ctx.store!.id;
-    const { paging: limits } = this.config.settings;
+    const { paging: limits } = this.config.section(PagingSection);
     const size = Math.min(query.pageRowCount ?? limits.defaultPageSize, limits.maxPageSize);
     const cursor = query.after === undefined ? undefined : decodeCursor(query.after);
     const filter = filterOf(query);

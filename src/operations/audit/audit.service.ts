@@ -13,6 +13,7 @@ import { AuditChainKeys } from './audit-keys.js';
 import { toAuditEntryResponse, type AuditBrokenReason } from './audit.dto.js';
 import type { AuditEntryEntity } from './audit.entity.js';
 import { AuditRepository, type AuditFilter, type AuditPosition, type NewAuditEntry } from './audit.repository.js';
+import { AuditLogSection } from './audit.settings.js';
 
 const FLUSH_EVERY_MS = 200;
 const FLUSH_AT_ENTRIES = 100;
@@ -78,7 +79,7 @@ export class AuditService extends AuditLog implements OnApplicationBootstrap, Be
   }
 
   get enabled(): boolean {
-    return this.config.settings.auditLog.enabled;
+    return this.config.section(AuditLogSection).auditLog.enabled;
   }
 
   // With a transaction: written in it. Without: queued, written within ~200 ms in batches.
@@ -150,7 +151,7 @@ export class AuditService extends AuditLog implements OnApplicationBootstrap, Be
   }
 
   private retainedSince(): Date {
-    return new Date(this.clock.now().getTime() - this.config.settings.auditLog.retentionDays * DAY_MS);
+    return new Date(this.clock.now().getTime() - this.config.section(AuditLogSection).auditLog.retentionDays * DAY_MS);
   }
 
   page(storeId: string, filter: AuditFilter, position: AuditPosition | undefined, limit: number): Promise<AuditEntryEntity[]> {

@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, errorBody } from '../../kernel/errors.js';
 import type { ContextRequest } from '../../kernel/request-context.js';
-import type { ConsoleSettings } from '../../platform/config/console-settings.js';
+import type { ConsoleSettings } from './console.settings.js';
 import './console.errors.js';
 
 // The console's documents may load only themselves and call only this origin (the API).

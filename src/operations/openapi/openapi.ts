@@ -18,6 +18,7 @@ import { errorCodes } from '../../kernel/errors.js';
 import { Authenticated, Public, type AuthPolicy } from '../../kernel/policy.js';
 import { controllerRoutes } from '../../kernel/policy-audit.js';
 import type { AppConfig } from '../../platform/config/app-config.js';
+import { ApiKeySection } from '../../identity/apikey/api-key.settings.js';
 
 const ref = (name: string): ReferenceObject => ({ $ref: `#/components/schemas/${name}` });
 const OK: SchemaObject = { type: 'string', enum: ['OK'] };
@@ -153,7 +154,7 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
     .addApiKey({ type: 'apiKey', in: 'header', name: `${project}-machine-token`, description: 'Ed25519 machine-to-machine token of a listed service.' }, 'machineToken')
     .addGlobalParameters({ name: `${project}-store-codename`, in: 'header', required: false, schema: { type: 'string' }, description: 'Targeted store (tenant); root when absent.' });
   for (const [name, description] of TAGS) builder.addTag(name, description);
-  const apiKeys = config.settings.apiKeys;
+  const apiKeys = config.section(ApiKeySection).apiKeys;
   if (apiKeys.enabled) {
     const format = `sk_${project}_<48 hex>`;
     const description = `An API key: opaque, \`sk_${project}_\` and 48 hexadecimal characters (not a JWT: nothing to decode), shown once when created at POST /auth-api/v1/apikeys.`;

@@ -196,11 +196,12 @@ export class NearRedisTtlCache<T extends object> extends TtlCache<T> {
   }
 }
 
-// `namespace` separates caches in one Redis (`session`, `apikey`).
-export function createTtlCache<T extends object>(config: AppConfig, redis: OptionalRedis, invalidations: OptionalKeyInvalidations, namespace: string): TtlCache<T> {
+// `namespace` separates caches in one Redis (`session`, `apikey`); `size`: entries kept in process
+// (all of them without Redis, the copies of those read lately with it).
+export function createTtlCache<T extends object>(config: AppConfig, redis: OptionalRedis, invalidations: OptionalKeyInvalidations, namespace: string, size: number): TtlCache<T> {
   const { PROJECT_CODENAME, SERVICE_CODENAME } = config.env;
-  if (!redis) return new LruTtlCache<T>(config.settings.sessionCacheSize);
+  if (!redis) return new LruTtlCache<T>(size);
   const prefix = `${PROJECT_CODENAME}:${SERVICE_CODENAME}:${namespace}:`;
   const far = new RedisTtlCache<T>(redis, prefix);
-  return invalidations ? new NearRedisTtlCache<T>(far, invalidations, prefix, config.settings.sessionCacheSize) : far;
+  return invalidations ? new NearRedisTtlCache<T>(far, invalidations, prefix, size) : far;
 }

@@ -1,57 +1,57 @@
 import type { Clock } from '../clock/clock.js';
 import { loadEnv, type EnvVars } from './env.js';
-import { loadSettingsWithSections, type SectionValues, type ServiceSettings, type SettingsOverrides, type SettingsSection } from './settings.js';
-import { resolveSocialLogin, resolveSso, type ResolvedSocialLogin, type ResolvedSso } from './social-secrets.js';
+import { flatSettings, loadSections, type SectionValues, type SettingsInput, type SettingsOf, type SettingsSchema, type SettingsSection } from './settings.js';
 
 export interface ConfigSources {
   // Environment to read; `process.env` when omitted.
   env?: Record<string, string | undefined>;
   // Settings applied over the settings file (tests, embedding).
-  settings?: SettingsOverrides & Record<string, unknown>;
+  settings?: SettingsInput;
   // Time as the service sees it (tests move it).
   clock?: Clock;
   // Where log lines go; stdout when omitted (tests read them).
   logStream?: { write(line: string): void };
   // Further Nest modules to mount (tests mount probe routes that declare permissions).
   imports?: unknown[];
-  // Settings sections beyond the service's own (extensions'), each under its own key.
+  // The sections of the settings file: the service's own, composed at the root (src/settings.ts),
+  // and extensions', each under its own key.
   sections?: readonly SettingsSection[];
 }
 
-// The validated configuration: environment (infrastructure, secrets) and service settings
-// (behaviour). Built once, before Nest starts, so a bad key stops the boot with its name.
+// The validated configuration: environment (infrastructure, secrets) and the settings file's
+// sections (behaviour), each read by its class. Built once, before Nest starts, so a bad key
+// stops the boot with its name.
 export class AppConfig {
-  // Enabled social providers and single sign-on with their secrets read from the environment.
-  readonly socialLogin: ResolvedSocialLogin;
-  readonly sso: ResolvedSso | null;
-  // Secrets the settings name but the environment lacks: reported with every module's settings
-  // problems in one ConfigError at boot (BootChecks), not on their own.
-  readonly problems: readonly string[];
-
-  private constructor(
+  protected constructor(
     readonly env: EnvVars,
-    readonly settings: ServiceSettings,
     private readonly source: Record<string, string | undefined>,
-    private readonly sectionValues: SectionValues = new Map(),
-  ) {
-    const problems: string[] = [];
-    this.socialLogin = resolveSocialLogin(settings.socialLogin, env.FRONTEND_URL, this.secretFromEnv, problems);
-    this.sso = resolveSso(settings.sso, { clientRedirect: this.socialLogin.redirectUrl, production: env.NODE_ENV === 'production' }, this.secretFromEnv, problems);
-    this.problems = problems;
-  }
+    private readonly sectionValues: SectionValues,
+  ) {}
 
   static load(sources: ConfigSources = {}): AppConfig {
-    const source = sources.env ?? process.env;
-    const env = loadEnv(source);
-    const loaded = loadSettingsWithSections(env.SERVICE_SETTINGS, sources.settings, env.NODE_ENV, sources.sections ?? []);
-    return new AppConfig(env, loaded.settings, source, loaded.sections);
+    const { env, source, values } = AppConfig.read(sources);
+    return new AppConfig(env, source, values);
   }
 
-  // An added section's validated value, by its class.
-  section<T extends object>(schema: new () => T): T {
+  // What a configuration is built from, for a composition that adds its own view of it.
+  protected static read(sources: ConfigSources): { env: EnvVars; source: Record<string, string | undefined>; values: SectionValues } {
+    const source = sources.env ?? process.env;
+    const env = loadEnv(source);
+    const values = loadSections(env.SERVICE_SETTINGS, sources.settings, env.NODE_ENV, sources.sections ?? []);
+    return { env, source, values };
+  }
+
+  // A section's validated value, by its class: `config.section(PagingSection).paging`.
+  section<T extends object>(schema: SettingsSchema<T>): T {
     const value = this.sectionValues.get(schema);
     if (!value) throw new Error(`no settings section is declared with ${schema.name}`);
+    // The map holds, under each class, what plainToInstance made of it: an instance of that class.
     return value as T;
+  }
+
+  // The top-level sections of a list as one object (the root's view of the whole file).
+  protected merged<S extends readonly SettingsSection[]>(sections: S): SettingsOf<S> {
+    return flatSettings(this.sectionValues, sections);
   }
 
   // A variable named by the settings file (`{ "env": "SMTP_PASSWORD" }`): provider credentials

@@ -3,9 +3,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { AppConfig } from './app-config.js';
 import { ConfigError, loadEnv } from './env.js';
-import { loadSettings, type SettingsOverrides } from './settings.js';
+// The mechanism, over the service's own sections (src/settings.ts).
+import { loadSettings, ServiceConfig as AppConfig, type SettingsOverrides } from '../../settings.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-auth-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -110,7 +110,8 @@ type LoggedRequest = Request & { ctx: { requestId: string; startedAt: bigint; st
 // caller's address, the status and the time taken; never headers (tokens, cookies) or bodies
 // (passwords). A request the client gave up on before its answer is a warning. Called once the
 // request is over (see RequestEndHook).
-export function requestLog(root: Logger, config: AppConfig): (req: LoggedRequest, res: Response) => void {
+// `secretParams`: query parameters masked beside the usual credentials (the API key's field).
+export function requestLog(root: Logger, secretParams: readonly string[] = []): (req: LoggedRequest, res: Response) => void {
   // The line is built here as pino would write it (its level and time, the logger's bindings,
   // then the fields), and handed to pino's destination: on every request, pino's generic walk
   // of the fields cost more than the line's few known values need. Only the path can hold
@@ -122,8 +123,8 @@ export function requestLog(root: Logger, config: AppConfig): (req: LoggedRequest
   const time = pinoOwn[timeSym] as () => string;
   const bindings = pinoOwn[chindingsSym] as string;
   const stream = pinoOwn[streamSym] as { write(line: string): void };
-  // The API-key field name is settings-validated to letters, digits, _ and -.
-  const secretParams = new RegExp(`([?&](access_token|token|code|apiKey|api_key|${config.settings.apiKeys.fieldName})=)[^&]*`, 'gi');
+  // The names are settings-validated to letters, digits, _ and -.
+  const masked = new RegExp(`([?&](${['access_token', 'token', 'code', 'apiKey', 'api_key', ...secretParams].join('|')})=)[^&]*`, 'gi');
   return (req, res) => {
     const url = req.originalUrl;
     if (url.startsWith('/health')) return;
@@ -131,7 +132,7 @@ export function requestLog(root: Logger, config: AppConfig): (req: LoggedRequest
     if (!root.isLevelEnabled(level)) return;
     const { ctx } = req;
     const storeId = ctx.store ? `,"storeId":"${ctx.store.id}"` : '';
-    const path = JSON.stringify(url.includes('?') ? url.replace(secretParams, '$1[redacted]') : url);
+    const path = JSON.stringify(url.includes('?') ? url.replace(masked, '$1[redacted]') : url);
     const address = req.socket.remoteAddress === undefined ? '' : `,"remoteAddress":"${req.socket.remoteAddress}"`;
     stream.write(
       `${levelPrefix[root.levels.values[level]]}${time()}${bindings},"requestId":"${ctx.requestId}"${storeId},"req":{"method":"${req.method}","url":${path}${address}},` +

@@ -1,4 +1,4 @@
-import type { ChannelName } from '../../../platform/config/notification-settings.js';
+import type { ChannelName } from '../notification.settings.js';
 
 export interface OutgoingMessage {
   // Also the idempotency key, where the provider takes one.

@@ -1,5 +1,5 @@
 import type { AppConfig } from '../../../platform/config/app-config.js';
-import type { ResolvedProvider } from '../../../platform/config/social-secrets.js';
+import type { ResolvedProvider } from '../social-secrets.js';
 import type { SocialProvider } from '../social-provider.js';
 
 // A kind of provider the settings configure: a built-in one by its name (`google`), or a generic

@@ -1,4 +1,4 @@
-import type { OidcClaimsSetting, OidcProviderSetting } from '../../../platform/config/social-settings.js';
+import type { OidcClaimsSetting, OidcProviderSetting } from '../social.settings.js';
 import { OidcClient, OidcStepError, type OidcStage } from '../oidc-client.js';
 import { email, str, yes, type Json, type PartialProfile } from '../social-profile.js';
 import { SocialProviderError, type SocialAuthorizationRequest, type SocialCallback, type SocialProfile, type SocialProvider, type SocialProviderFailure } from '../social-provider.js';

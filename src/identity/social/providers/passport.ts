@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import type { ResolvedProvider } from '../../../platform/config/social-secrets.js';
-import type { SocialProviderSetting } from '../../../platform/config/social-settings.js';
+import type { ResolvedProvider } from '../social-secrets.js';
+import type { SocialProviderSetting } from '../social.settings.js';
 import { normalizeProfile, type Json, type PartialProfile } from '../social-profile.js';
 import type { SocialAuthorizationRequest, SocialCallback, SocialProfile, SocialProvider } from '../social-provider.js';
 import { callbackPath, type SocialProviderKind } from './kind.js';

@@ -1,5 +1,6 @@
-import { ArrayMinSize, Allow, IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
-import type { SecretSetting } from './social-settings.js';
+import { Type } from 'class-transformer';
+import { Allow, ArrayMinSize, IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateIf, ValidateNested } from 'class-validator';
+import type { SecretSetting } from '../../platform/config/secrets.js';
 
 const HTTP_URL = /^https?:\/\/[^\s/]+(\/[^\s]*)?$/;
 // A dot path into an object: `sid`, `data.session`.
@@ -76,4 +77,13 @@ export class RemoteSessionSettings {
   @IsOptional()
   @Allow()
   headers?: Record<string, SecretSetting>;
+}
+
+// A remote service's tokens and sessions.
+export class RemoteSessionSection {
+  // Bearer tokens of a remote service and its sessions (remote-session.settings.ts), or null.
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => RemoteSessionSettings)
+  remoteSession: RemoteSessionSettings | null;
 }

@@ -1,4 +1,5 @@
-import { ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsInt, Max, Min } from 'class-validator';
+import { Type } from 'class-transformer';
+import { ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsInt, Max, Min, ValidateNested } from 'class-validator';
 
 export const PASSWORDLESS_CHANNELS = ['email', 'sms'] as const;
 export type PasswordlessChannel = (typeof PASSWORDLESS_CHANNELS)[number];
@@ -40,4 +41,11 @@ export class PasswordlessLoginSettings {
   // password: one can be set by a password reset). Off: its code never works.
   @IsBoolean()
   allowSignUp: boolean;
+}
+
+export class PasswordlessSection {
+  // Sign-in by a code or link sent to the email or mobile (passwordless-settings.ts).
+  @ValidateNested()
+  @Type(() => PasswordlessLoginSettings)
+  passwordlessLogin: PasswordlessLoginSettings;
 }

@@ -78,3 +78,23 @@ export class VerificationSettings {
   @Type(() => VerificationFlowsSettings)
   flows: VerificationFlowsSettings;
 }
+
+// Verification flows and what logins must have verified.
+export class VerificationSection {
+  @IsBoolean()
+  emailVerificationRequiredForLogin: boolean;
+
+  @IsBoolean()
+  mobileVerificationRequiredForLogin: boolean;
+
+  @IsBoolean()
+  email2FARequiredForLogin: boolean;
+
+  @IsBoolean()
+  mobile2FARequiredForLogin: boolean;
+
+  // Email and mobile verification, password reset and second factors (verification-settings.ts).
+  @ValidateNested()
+  @Type(() => VerificationSettings)
+  verification: VerificationSettings;
+}

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayUnique, IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayUnique, IsBoolean, IsIn, IsOptional, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
 
 export const ACCESS_LEVELS = ['accessPublic', 'accessProtected', 'accessPrivate'] as const;
 export type AccessLevel = (typeof ACCESS_LEVELS)[number];
@@ -98,51 +98,3 @@ export class EventSubscriptionSetting {
   auth: EventAuthSetting;
 }
 
-// Transport limits of the event channel.
-export class EventChannelSettings {
-  // Events waiting for one slow client; beyond it the client gets `error` and is dropped.
-  @IsInt()
-  @Min(1)
-  @Max(100000)
-  clientBufferLimit: number;
-
-  // Topics one subscribe request may name.
-  @IsInt()
-  @Min(1)
-  @Max(1000)
-  maxTopicsPerRequest: number;
-
-  @IsInt()
-  @Min(1)
-  @Max(3600)
-  heartbeatSeconds: number;
-
-  // Entries kept per Redis stream (XADD MAXLEN ~): events are transient.
-  @IsInt()
-  @Min(100)
-  streamMaxLen: number;
-}
-
-// The domain events' outbox (docs/events.md#domain-events-and-the-outbox): how often each replica
-// looks for events no one delivered, how long one taken for delivery stays with whoever took it,
-// and how long delivered ones are kept.
-export class DomainEventSettings {
-  // Each replica's sweep for undelivered events (its first at boot).
-  @IsInt()
-  @Min(1)
-  @Max(3600)
-  sweepSeconds: number;
-
-  // An event's writer delivers it at once; a sweep takes it only once its holder (the writer, or
-  // the sweep that claimed it last) has had it this long, twice as long after each claim (up to 16 times as long).
-  @IsInt()
-  @Min(1)
-  @Max(3600)
-  leaseSeconds: number;
-
-  // Delivered events stay this long, then go (hourly, on every replica).
-  @IsInt()
-  @Min(1)
-  @Max(8760)
-  retentionHours: number;
-}

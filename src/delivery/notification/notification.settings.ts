@@ -1,10 +1,13 @@
 import { Type } from 'class-transformer';
 import { Allow, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { CHANNEL_NAMES, TemplateSetting, type ChannelName } from '../../kernel/templates.settings.js';
+
+// The channels and the template shape are shared with the extensions' catalogue (kernel).
+export { CHANNEL_NAMES, TemplateSetting, type ChannelName };
 
 export const PROVIDER_TYPES = ['smtp', 'twilio', 'onesignal'] as const;
-export const CHANNEL_NAMES = ['email', 'sms', 'push', 'whatsapp', 'inApp'] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
-export type ChannelName = (typeof CHANNEL_NAMES)[number];
+
 
 const NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,62}$/;
 
@@ -31,26 +34,6 @@ export class ChannelSetting {
 
   @IsString({ each: true })
   fallbackProviders: string[];
-}
-
-export class TemplateSetting {
-  @Matches(NAME, { message: 'templateName must be an identifier' })
-  templateName: string;
-
-  @IsIn(CHANNEL_NAMES)
-  channel: ChannelName;
-
-  // BCP 47 primary tag or tag with region: en, en-GB, tr.
-  @Matches(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/, { message: 'language must be a language tag such as en or en-GB' })
-  language: string;
-
-  @IsOptional()
-  @IsString()
-  subject?: string;
-
-  // Handlebars text; for push an object `{ title, body, data }` of Handlebars strings.
-  @Allow()
-  body: string | { title: string; body: string; data?: Record<string, string> };
 }
 
 export class EventRuleSetting {
@@ -130,4 +113,11 @@ export class NotificationSettings {
   @ValidateNested()
   @Type(() => NotificationWorkerSetting)
   worker: NotificationWorkerSetting;
+}
+
+export class NotificationSection {
+  // Providers, channels, templates and event rules (notification-settings.ts).
+  @ValidateNested()
+  @Type(() => NotificationSettings)
+  notifications: NotificationSettings;
 }

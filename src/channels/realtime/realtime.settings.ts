@@ -85,3 +85,11 @@ export class RealtimeChannelSettings {
   @Type(() => RealtimeForwardRuleSetting)
   forwardRules: RealtimeForwardRuleSetting[] = [];
 }
+
+export class RealtimeSection {
+  // The Pusher-compatible realtime channel (realtime-settings.ts); null: the feature is off.
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => RealtimeChannelSettings)
+  realtimeChannel: RealtimeChannelSettings | null;
+}

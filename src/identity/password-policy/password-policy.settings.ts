@@ -48,3 +48,10 @@ export class PasswordPolicySettings {
   @IsBoolean()
   userInputs: boolean;
 }
+
+export class PasswordPolicySection {
+  // What a new password must be: length, strength, breaches (password-policy-settings.ts).
+  @ValidateNested()
+  @Type(() => PasswordPolicySettings)
+  passwordPolicy: PasswordPolicySettings;
+}

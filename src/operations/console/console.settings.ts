@@ -1,4 +1,5 @@
-import { IsBoolean, Matches } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsBoolean, Matches, ValidateNested } from 'class-validator';
 
 // The admin console (docs/console.md): a single-page app built into dist/console and served by
 // the service itself at `path`.
@@ -12,4 +13,11 @@ export class ConsoleSettings {
   // the console rebuilt with CONSOLE_BASE set to it.
   @Matches(/^(\/[A-Za-z0-9._-]+)+$/, { message: 'console.path must look like /console (segments, no trailing slash)' })
   path: string;
+}
+
+export class ConsoleSection {
+  // The admin console served at `path` (console-settings.ts, docs/console.md).
+  @ValidateNested()
+  @Type(() => ConsoleSettings)
+  console: ConsoleSettings;
 }

@@ -1,13 +1,11 @@
-import { plainToInstance, Transform, Type } from 'class-transformer';
+import { Transform, Type, plainToInstance } from 'class-transformer';
 import { Allow, IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, ValidateNested } from 'class-validator';
+import type { SecretSetting } from '../../platform/config/secrets.js';
 
 // A sign-in provider's name: its path segment (`/auth-api/auth/<name>`) and the key its accounts
 // are linked under. `sso` is single sign-on's key.
 export const SOCIAL_PROVIDER_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 export const RESERVED_PROVIDER_NAMES: readonly string[] = ['sso'];
-
-// A secret written in place (discouraged) or `{ "env": "NAME" }`, read from the environment at boot.
-export type SecretSetting = string | { env: string };
 
 const HTTP_URL = /^https?:\/\/[^\s/]+(\/[^\s]*)?$/;
 const URL_MESSAGE = 'must be an http(s) URL';
@@ -228,4 +226,18 @@ export class SsoSettings {
   @IsOptional()
   @IsString({ each: true })
   scopes?: string[];
+}
+
+// Social login and single sign-on.
+export class SocialSection {
+  // Social login providers (social-settings.ts); a provider is used only when enabled.
+  @ValidateNested()
+  @Type(() => SocialLoginSettings)
+  socialLogin: SocialLoginSettings;
+
+  // Single sign-on through an OpenID Connect provider, or null.
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => SsoSettings)
+  sso: SsoSettings | null;
 }

@@ -1,4 +1,8 @@
-import type { SecretSetting, SocialLoginSettings, SocialProviderEntry, SsoSettings } from './social-settings.js';
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../platform/config/app-config.js';
+import { BootChecks } from '../../platform/config/boot-checks.js';
+import { resolveSecret } from '../../platform/config/secrets.js';
+import { SocialSection, type SocialLoginSettings, type SocialProviderEntry, type SsoSettings } from './social.settings.js';
 
 // An enabled provider of the settings with the secrets it names read from the environment.
 export interface ResolvedProvider {
@@ -12,22 +16,6 @@ export interface ResolvedSocialLogin {
   providers: Map<string, ResolvedProvider>;
   // The one address the browser may be sent back to.
   redirectUrl?: string;
-}
-
-// `{ "env": NAME }` read now; a missing value is reported with where it was asked for.
-export function resolveSecret(value: SecretSetting | undefined, path: string, env: (name: string) => string | undefined, problems: string[]): string | undefined {
-  if (value === undefined || value === null) {
-    problems.push(`${path} is required`);
-    return undefined;
-  }
-  if (typeof value === 'string') return value;
-  if (typeof value !== 'object' || typeof value.env !== 'string') {
-    problems.push(`${path} must be a string or { "env": "NAME" }`);
-    return undefined;
-  }
-  const secret = env(value.env);
-  if (!secret) problems.push(`${path}: environment variable ${value.env} is not set`);
-  return secret || undefined;
 }
 
 // Enabled providers with the secrets they name, checked at boot: a secret named but missing from
@@ -77,4 +65,20 @@ export function resolveSso(
   // Plain http is for a provider on this machine in development and tests.
   if (opts.production && settings.tokenHost.startsWith('http:')) problems.push('settings.sso.tokenHost must be https in production');
   return problems.length > before ? null : { settings, clientSecret: clientSecret! };
+}
+
+// The enabled providers and single sign-on with their secrets read from the environment, once
+// per app: a secret the environment lacks is reported with every module's settings problems.
+@Injectable()
+export class SocialSecrets {
+  readonly socialLogin: ResolvedSocialLogin;
+  readonly sso: ResolvedSso | null;
+
+  constructor(config: AppConfig, checks: BootChecks) {
+    const problems: string[] = [];
+    const { socialLogin, sso } = config.section(SocialSection);
+    this.socialLogin = resolveSocialLogin(socialLogin, config.env.FRONTEND_URL, config.secretFromEnv, problems);
+    this.sso = resolveSso(sso, { clientRedirect: this.socialLogin.redirectUrl, production: config.env.NODE_ENV === 'production' }, config.secretFromEnv, problems);
+    checks.report(problems);
+  }
 }

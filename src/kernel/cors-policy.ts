@@ -1,10 +1,13 @@
-import type { AppConfig } from './app-config.js';
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../platform/config/app-config.js';
+import { CorsSection } from './cors.settings.js';
 
 // Local development front ends (Vite, Angular, Next, React scripts...) on any port.
 const LOCAL_DEV_ORIGIN = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/;
 
 // One answer to "may a page from this origin call us?", for HTTP (CORS) and for the event
 // channel (Socket.IO, SSE), so every transport admits the same pages.
+@Injectable()
 export class CorsPolicy {
   private readonly exact = new Set<string>();
   private readonly patterns: RegExp[] = [];
@@ -17,7 +20,7 @@ export class CorsPolicy {
   readonly tokenHeader: RegExp;
 
   constructor(config: AppConfig) {
-    const { cors } = config.settings;
+    const { cors } = config.section(CorsSection);
     const project = config.env.PROJECT_CODENAME;
     const devDefault = config.env.NODE_ENV === 'development' || config.env.NODE_ENV === 'test';
     // null: the environment's default, local dev origins in development, none elsewhere.
