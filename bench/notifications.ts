@@ -12,7 +12,7 @@ import { SMTPServer } from 'smtp-server';
 import { DataSource } from 'typeorm';
 import { createApp } from '../src/app.js';
 import type { ChannelName } from '../src/delivery/notification/notification.settings.js';
-import { QUEUE_NAME } from '../src/delivery/notification/bullmq-queue.js';
+import { NOTIFICATION_QUEUE as QUEUE_NAME } from '../src/delivery/notification/notification-queue.js';
 import { NotificationService } from '../src/delivery/notification/notification.service.js';
 import { NotificationSection } from '../src/delivery/notification/notification.settings.js';
 

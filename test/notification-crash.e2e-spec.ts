@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { SMTPServer } from 'smtp-server';
 import { EmbeddedPostgres } from '../src/platform/database/embedded-postgres.js';
-import { QUEUE_NAME } from '../src/delivery/notification/bullmq-queue.js';
+import { NOTIFICATION_QUEUE as QUEUE_NAME } from '../src/delivery/notification/notification-queue.js';
 import type { CrashPoint, FromWorker, ToWorker, WorkerOptions } from './fixtures/notification-worker.js';
 import { describeWithRedis } from './conditions.js';
 

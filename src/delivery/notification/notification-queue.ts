@@ -1,22 +1,7 @@
-// Port: an at-least-once job queue of notification ids. BullMQ on Redis when REDIS_URL is
-// set, an in-process queue otherwise; the worker's logic is the same on both.
+import { JobQueue } from '../queue/job-queue.js';
 
-// Thrown by the processor: retry later (transient) or never (permanent).
-export class RetryLater extends Error {}
+// The notifications' queue of notification ids (a JobQueue of its own, beside others').
+export abstract class NotificationQueue extends JobQueue {}
 
-export type JobProcessor = (notificationId: string, attempt: number, maxAttempts: number) => Promise<void>;
-
-export abstract class NotificationQueue {
-  // Enqueueing the same id twice runs it once.
-  abstract enqueue(notificationId: string): Promise<void>;
-  abstract start(processor: JobProcessor): Promise<void>;
-  // Stops taking jobs and waits for those in flight.
-  abstract close(): Promise<void>;
-  // Jobs waiting to run, retries waiting for their time included (metrics).
-  abstract depth(): Promise<number>;
-}
-
-// Exponential backoff with full jitter around it: base·2^(n-1), times 0.5–1.5.
-export function backoffDelay(baseMs: number, attempt: number): number {
-  return Math.round(baseMs * 2 ** (attempt - 1) * (0.5 + Math.random()));
-}
+// Its name on Redis (BullMQ), under the deployment's prefix.
+export const NOTIFICATION_QUEUE = 'notifications';

@@ -4,8 +4,8 @@ import { AppConfig } from '../../platform/config/app-config.js';
 import { BootChecks } from '../../platform/config/boot-checks.js';
 import { EventRules } from './event-rules.js';
 import { InboxController } from './inbox.controller.js';
-import { InProcessQueue } from './in-process-queue.js';
-import { NotificationQueue } from './notification-queue.js';
+import { InProcessQueue } from '../queue/in-process-queue.js';
+import { NOTIFICATION_QUEUE, NotificationQueue } from './notification-queue.js';
 import { NotificationRepository } from './notification.repository.js';
 import { NotificationService } from './notification.service.js';
 import { NotificationWorker } from './notification.worker.js';
@@ -21,8 +21,8 @@ const queueProvider = {
     const { concurrency, maxAttempts, backoffMs, lockDurationMs } = config.section(NotificationSection).notifications.worker;
     const { REDIS_URL, PROJECT_CODENAME, SERVICE_CODENAME } = config.env;
     if (!REDIS_URL) return new InProcessQueue(concurrency, maxAttempts, backoffMs);
-    const { BullMqQueue } = await import('./bullmq-queue.js');
-    return new BullMqQueue({ redisUrl: REDIS_URL, prefix: `${PROJECT_CODENAME}:${SERVICE_CODENAME}:bull`, concurrency, maxAttempts, backoffMs, lockDurationMs });
+    const { BullMqQueue } = await import('../queue/bullmq-queue.js');
+    return new BullMqQueue({ name: NOTIFICATION_QUEUE, redisUrl: REDIS_URL, prefix: `${PROJECT_CODENAME}:${SERVICE_CODENAME}:bull`, concurrency, maxAttempts, backoffMs, lockDurationMs });
   },
 };
 

@@ -1,8 +1,8 @@
-import { NotificationQueue, backoffDelay, type JobProcessor } from './notification-queue.js';
+import { JobQueue, backoffDelay, type JobProcessor } from './job-queue.js';
 
-// The embedded mode's queue: jobs live in memory, so a restart forgets queued ids; the
-// notification rows stay `queued` and the worker's sweep enqueues them again (NotificationWorker).
-export class InProcessQueue extends NotificationQueue {
+// The embedded mode's queue: jobs live in memory, so a restart forgets queued ids; their rows
+// stay due and their owner's sweep enqueues them again (NotificationWorker, WebhookWorker).
+export class InProcessQueue extends JobQueue {
   private processor?: JobProcessor;
   private readonly waiting: { id: string; attempt: number }[] = [];
   private readonly known = new Set<string>();

@@ -1,12 +1,11 @@
 import { Queue, Worker } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import { closeRedis } from '../../platform/redis/close-redis.js';
-import { NotificationQueue, backoffDelay, type JobProcessor } from './notification-queue.js';
+import { JobQueue, backoffDelay, type JobProcessor } from './job-queue.js';
 
-export const QUEUE_NAME = 'notifications';
 
-// The producer fails at once while Redis is down (the request that sends a notification answers
-// 503, and the row stays queued for the sweep) instead of waiting for Redis to return; a Redis
+// The producer fails at once while Redis is down (the request that enqueues answers 503, or the
+// row the job is for stays due for its owner's sweep) instead of waiting for Redis to return; a Redis
 // that answers nothing fails it after two seconds. Reconnection is retried every second at most.
 const PRODUCER_OPTIONS: RedisOptions = {
   enableOfflineQueue: false,
@@ -30,6 +29,8 @@ async function allReady(connections: readonly Redis[], ms: number): Promise<bool
 }
 
 export interface BullMqOptions {
+  // The queue's name (`notifications`, `webhooks`): queues of one prefix are apart by it.
+  name: string;
   redisUrl: string;
   // Key prefix, so deployments (and test runs) sharing a Redis do not share jobs.
   prefix: string;
@@ -41,16 +42,16 @@ export interface BullMqOptions {
 }
 
 // BullMQ on Redis: jobs survive restarts and are shared by every replica. A job whose worker
-// died is handed to another once its lock expires; the processor then finds the row already
-// delivered and sends nothing again.
-export class BullMqQueue extends NotificationQueue {
+// died is handed to another once its lock expires; the processor then finds its row already
+// done and does nothing again.
+export class BullMqQueue extends JobQueue {
   private readonly connections: Redis[] = [];
   private readonly queue: Queue;
   private worker?: Worker;
 
   constructor(private readonly options: BullMqOptions) {
     super();
-    this.queue = new Queue(QUEUE_NAME, { connection: this.connection(PRODUCER_OPTIONS), prefix: options.prefix });
+    this.queue = new Queue(options.name, { connection: this.connection(PRODUCER_OPTIONS), prefix: options.prefix });
     // A Redis outage surfaces where it matters, as a failed enqueue (503); without a listener
     // BullMQ prints every reconnection failure.
     this.queue.on('error', () => undefined);
@@ -62,12 +63,12 @@ export class BullMqQueue extends NotificationQueue {
     return redis;
   }
 
-  async enqueue(notificationId: string): Promise<void> {
+  async enqueue(id: string): Promise<void> {
     await this.queue.add(
       'deliver',
-      { notificationId },
+      { id },
       {
-        jobId: notificationId,
+        jobId: id,
         attempts: this.options.maxAttempts,
         backoff: { type: 'jittered' },
         removeOnComplete: true,
@@ -87,8 +88,9 @@ export class BullMqQueue extends NotificationQueue {
   async start(processor: JobProcessor): Promise<void> {
     const { maxAttempts, backoffMs } = this.options;
     this.worker = new Worker(
-      QUEUE_NAME,
-      (job) => processor(job.data.notificationId as string, job.attemptsMade + 1, maxAttempts),
+      this.options.name,
+      // `notificationId`: a job an earlier release queued.
+      (job) => processor((job.data.id ?? job.data.notificationId) as string, job.attemptsMade + 1, maxAttempts),
       {
         connection: this.connection(WORKER_OPTIONS),
         prefix: this.options.prefix,
@@ -98,7 +100,7 @@ export class BullMqQueue extends NotificationQueue {
         settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(backoffMs, attemptsMade) },
       },
     );
-    // Failures are recorded on the notification row; the worker's own events add nothing.
+    // Failures are recorded on the job's row by its processor; the worker's own events add nothing.
     this.worker.on('error', () => undefined);
     await this.worker.waitUntilReady();
   }
