@@ -86,7 +86,7 @@ export function composeExtensions(extensions: readonly Extension[]): ComposedExt
       imports: [...settingsModule, ...imports],
       entities,
       migrations,
-      catalogue: new ExtensionCatalogue(catalogue.permissionGroups, catalogue.dataObjects, catalogue.eventSubscriptions, catalogue.templates),
+      catalogue: new ExtensionCatalogue(catalogue.permissionGroups, catalogue.dataObjects, catalogue.eventSubscriptions, catalogue.templates, Object.keys(auditActions)),
     },
   };
 }

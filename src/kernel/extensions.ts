@@ -18,5 +18,7 @@ export class ExtensionCatalogue {
     readonly dataObjects: readonly DataObjectAccessSetting[] = [],
     readonly eventSubscriptions: readonly EventSubscriptionSetting[] = [],
     readonly templates: readonly TemplateSetting[] = [],
+    // The audit actions extensions declared (beside AUDIT_ACTIONS).
+    readonly auditActions: readonly string[] = [],
   ) {}
 }
