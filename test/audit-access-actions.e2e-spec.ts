@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { AuditService } from '../src/operations/audit/audit.service.js';
+import { AuditRecorderService } from '../src/operations/audit/audit-recorder.service.js';
 import type { SettingsOverrides } from '../src/settings.js';
 import { login, PASSWORD, registerStore, startApp, SUPER_ADMIN, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
 
@@ -56,7 +56,7 @@ function as<R extends { set(name: string, value: string): R }>(req: R, o: Owner)
 
 // The queue written, then the store's entries of one action (newest first) through the route.
 async function entries(t: TestApp, o: Owner, action: string): Promise<Entry[]> {
-  await t.app.get(AuditService).flush();
+  await t.app.get(AuditRecorderService).flush();
   const res = await as(t.http.get(LOGS), o).query({ pageRowCount: 100, action }).expect(200);
   return res.body.auditLogs as Entry[];
 }
@@ -220,7 +220,7 @@ describe('audit log: stores, grants, groups and lockouts', () => {
     }
     // Store B's entries are not root's either.
     const root = (await login(t.http, SUPER_ADMIN.username, SUPER_ADMIN.password)).accessToken;
-    await t.app.get(AuditService).flush();
+    await t.app.get(AuditRecorderService).flush();
     const rootLog = await t.http.get(LOGS).query({ pageRowCount: 100, action: 'group.changed' }).set('Authorization', `Bearer ${root}`).expect(200);
     expect(JSON.stringify(rootLog.body.auditLogs)).not.toContain(b.store.storeId);
   });
@@ -230,7 +230,7 @@ describe('audit log: stores, grants, groups and lockouts', () => {
     const grant = await t.http.post(GRANTS).set('Authorization', `Bearer ${root}`).send({ roleId: 'tenantAdmin', permission: 'report.write', canDo: true }).expect(201);
     const id = grant.body.permissionGrant.id as string;
     await t.http.delete(`${GRANTS}/${id}`).set('Authorization', `Bearer ${root}`).expect(200);
-    await t.app.get(AuditService).flush();
+    await t.app.get(AuditRecorderService).flush();
     const res = await t.http.get(LOGS).query({ pageRowCount: 100, action: 'permission.grant.*' }).set('Authorization', `Bearer ${root}`).expect(200);
     const mine = (res.body.auditLogs as Entry[]).filter((e) => e.target?.id === id);
     expect(mine.map((e) => e.action).sort()).toEqual(['permission.grant.added', 'permission.grant.removed']);

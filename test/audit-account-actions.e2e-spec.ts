@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { codeAt, TOTP_STEP_MS, wrongCode } from './totp-codes.js';
 import { DataSource } from 'typeorm';
 import { ManualClock } from '../src/platform/clock/clock.js';
-import { AuditService } from '../src/operations/audit/audit.service.js';
+import { AuditRecorderService } from '../src/operations/audit/audit-recorder.service.js';
 import { mintMachineToken } from '../src/identity/m2m/machine-token.js';
 import { SocialService } from '../src/identity/social/social.service.js';
 import { login, PASSWORD, registerStore, startApp, unique, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
@@ -53,7 +53,7 @@ async function addUser(t: TestApp, o: Owner, body: Record<string, unknown> = {})
 
 // The queue written, then the store's entries of one action (newest first) through the route.
 async function entries(t: TestApp, o: Owner, action: string): Promise<Entry[]> {
-  await t.app.get(AuditService).flush();
+  await t.app.get(AuditRecorderService).flush();
   const res = await as(t, o.store.codename, o.token).get(`${LOGS}?pageRowCount=100&action=${encodeURIComponent(action)}`).expect(200);
   return res.body.auditLogs as Entry[];
 }

@@ -6,7 +6,8 @@ import { DAY_MS, ManualClock } from '../src/platform/clock/clock.js';
 import { createPublicKey, verify as verifySignature, type JsonWebKeyInput } from 'node:crypto';
 import { chainHash } from '../src/operations/audit/audit-chain.js';
 import { AuditCheckpointService } from '../src/operations/audit/audit-checkpoint.service.js';
-import { AuditService } from '../src/operations/audit/audit.service.js';
+import { AuditRecorderService } from '../src/operations/audit/audit-recorder.service.js';
+import { AuditRetentionService } from '../src/operations/audit/audit-retention.service.js';
 import { EventPublisher } from '../src/delivery/broker/event-publisher.js';
 import { describeIf, expectError, waitFor, login, PASSWORD, SUPER_ADMIN, registerStore, startApp, updateStoreRow, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
 
@@ -47,7 +48,7 @@ function failLogin(t: TestApp, codename: string, username: string, password = 'w
 
 // The queue written, then the store's entries (newest first) through the route.
 async function entries(t: TestApp, o: Owner, query: Record<string, string | number> = {}): Promise<Entry[]> {
-  await t.app.get(AuditService).flush();
+  await t.app.get(AuditRecorderService).flush();
   const res = await t.http.get(LOGS).query({ pageRowCount: 100, ...query }).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`).expect(200);
   return res.body.auditLogs as Entry[];
 }
@@ -98,7 +99,7 @@ describe('audit log', () => {
     const o = await ownerOfNewStore(t);
     await updateStoreRow([t], o.store.storeId, { isActive: false });
     await t.http.post('/auth-api/login').set(HEADER, o.store.codename).send({ username: o.store.ownerEmail, password: PASSWORD });
-    await t.app.get(AuditService).flush();
+    await t.app.get(AuditRecorderService).flush();
     const rows: { reason: string }[] = await t.app.get(DataSource).query(`SELECT "reason" FROM "audit_log" WHERE "storeId" = $1 AND "action" = 'user.login.failed'`, [o.store.storeId]);
     expect(rows.map((r) => r.reason)).toEqual(['store_inactive']);
   });
@@ -145,7 +146,7 @@ describe('audit log', () => {
     await t.http.post('/auth-api/refresh').set(HEADER, o.store.codename).send({ refreshToken }).expect(200);
     clock.advance(1000);
     expectError(await t.http.post('/auth-api/refresh').set(HEADER, o.store.codename).send({ refreshToken }), 401, 'RefreshTokenReused');
-    await t.app.get(AuditService).flush();
+    await t.app.get(AuditRecorderService).flush();
     const rows: { outcome: string; targetId: string; sessionId: string }[] = await t.app
       .get(DataSource)
       .query(`SELECT "outcome", "targetId", "sessionId" FROM "audit_log" WHERE "storeId" = $1 AND "action" = 'session.refresh.reused'`, [o.store.storeId]);
@@ -156,7 +157,7 @@ describe('audit log', () => {
   it('the chain verifies; a row edited with SQL is named', async () => {
     const o = await ownerOfNewStore(t);
     for (let i = 0; i < 5; i++) await failLogin(t, o.store.codename, `x${i}@example.com`);
-    await t.app.get(AuditService).flush();
+    await t.app.get(AuditRecorderService).flush();
     const verify = () => t.http.get(`${LOGS}/verify`).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`).expect(200);
     const sound = await verify();
     expect(sound.body).toMatchObject({ firstBrokenId: null });
@@ -171,7 +172,7 @@ describe('audit log', () => {
   it('an entry edited and every later hash recomputed (SHA-256, all an unkeyed chain needs) is named', async () => {
     const o = await ownerOfNewStore(t);
     for (let i = 0; i < 5; i++) await failLogin(t, o.store.codename, `k${i}@example.com`);
-    await t.app.get(AuditService).flush();
+    await t.app.get(AuditRecorderService).flush();
     const db = t.app.get(DataSource);
     const chain: ChainRow[] = await db.query(`SELECT ${CHAINED} FROM "audit_log" WHERE "storeId" = $1 ORDER BY "seq"`, [o.store.storeId]);
     const victim = chain.findIndex((row) => row.reason === 'unknown_user');
@@ -211,7 +212,7 @@ describe('audit log', () => {
   it('entries removed and new ones written after them: the chain holds, the checkpoint still tells', async () => {
     const o = await ownerOfNewStore(t);
     const db = t.app.get(DataSource);
-    const audit = t.app.get(AuditService);
+    const audit = t.app.get(AuditRecorderService);
     const checkpoints = t.app.get(AuditCheckpointService);
     await failLogin(t, o.store.codename, 'm0@example.com');
     await audit.flush();
@@ -242,7 +243,7 @@ describe('audit log', () => {
     });
     try {
       await failLogin(t, o.store.codename, 'cp@example.com');
-      await t.app.get(AuditService).flush();
+      await t.app.get(AuditRecorderService).flush();
       await t.app.get(AuditCheckpointService).run();
       const event = await waitFor('the checkpoint event', () => heard[0]);
       const checkpoint = event.checkpoint as { seq: string; hash: string; at: string; signature: string };
@@ -265,7 +266,7 @@ describe('audit log', () => {
   it('entries written before the chain was keyed (SHA-256, no key) still verify, followed by keyed ones', async () => {
     const o = await ownerOfNewStore(t);
     for (let i = 0; i < 3; i++) await failLogin(t, o.store.codename, `l${i}@example.com`);
-    await t.app.get(AuditService).flush();
+    await t.app.get(AuditRecorderService).flush();
     const db = t.app.get(DataSource);
     // As the earlier release wrote them: every hash SHA-256, no key.
     const chain: ChainRow[] = await db.query(`SELECT ${CHAINED} FROM "audit_log" WHERE "storeId" = $1 ORDER BY "seq"`, [o.store.storeId]);
@@ -276,7 +277,7 @@ describe('audit log', () => {
       prevHash = row.hash;
     }
     await failLogin(t, o.store.codename, 'l9@example.com');
-    await t.app.get(AuditService).flush();
+    await t.app.get(AuditRecorderService).flush();
     const [last]: { keyId: string | null }[] = await db.query('SELECT "keyId" FROM "audit_log" WHERE "storeId" = $1 ORDER BY "seq" DESC LIMIT 1', [o.store.storeId]);
     expect(last.keyId).toMatch(/^[0-9a-f]{16}$/);
     const res = await t.http.get(`${LOGS}/verify`).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`).expect(200);
@@ -285,7 +286,7 @@ describe('audit log', () => {
 
   it('concurrent writers to one store keep one chain (no two entries after the same one)', async () => {
     const o = await ownerOfNewStore(t);
-    const audit = t.app.get(AuditService);
+    const audit = t.app.get(AuditRecorderService);
     await Promise.all(Array.from({ length: 30 }, (_, i) => failLogin(t, o.store.codename, `c${i}@example.com`).then(() => (i % 5 === 0 ? audit.flush() : undefined))));
     await audit.flush();
     const res = await t.http.get(`${LOGS}/verify`).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`).expect(200);
@@ -299,7 +300,7 @@ describe('audit log', () => {
     const member = await addUser(t, o);
     const answers = await Promise.all(Array.from({ length: 16 }, () => t.http.post('/auth-api/login').set(HEADER, o.store.codename).send({ username: member.email, password: PASSWORD })));
     expect(answers.map((r) => r.status)).toEqual(Array(16).fill(200));
-    await t.app.get(AuditService).flush();
+    await t.app.get(AuditRecorderService).flush();
     const res = await t.http.get(`${LOGS}/verify`).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`).expect(200);
     expect(res.body.firstBrokenId).toBeNull();
     expect((await entries(t, o, { action: 'user.login.succeeded', targetId: member.id })).length).toBe(16);
@@ -391,7 +392,7 @@ describe('audit log', () => {
     };
     const saasAdmin = await makeRootUser('saasAdmin');
     const saasUser = await makeRootUser('saasUser');
-    await t.app.get(AuditService).flush();
+    await t.app.get(AuditRecorderService).flush();
     for (const token of [superAdmin.accessToken, saasAdmin]) {
       const ofA = await t.http.get(LOGS).set(HEADER, a.store.codename).set('Authorization', `Bearer ${token}`).expect(200);
       expect(ofA.body.auditLogs.length).toBeGreaterThan(0);
@@ -434,7 +435,7 @@ describe('audit log', () => {
       await t.http.post('/auth-api/login').set(HEADER, o.store.codename).set('User-Agent', agent).send({ username: 'csv@example.com', password: 'wrong password!' }).expect(401);
       clock.advance(5);
     }
-    await t.app.get(AuditService).flush();
+    await t.app.get(AuditRecorderService).flush();
     const csv = await t.http.get(`${LOGS}/export`).query({ format: 'csv', action: 'user.login.failed' }).set(HEADER, o.store.codename).set('Authorization', `Bearer ${o.token}`).expect(200);
     const lines = csv.text.trim().split('\n');
     const cells = lines.map(splitQuotedCsv);
@@ -504,7 +505,7 @@ describe('audit log: shutdown and retention', () => {
     const fn = `refuse_${Date.now()}`;
     try {
       const o = await ownerOfNewStore(t);
-      const audit = t.app.get(AuditService);
+      const audit = t.app.get(AuditRecorderService);
       await db.query(`CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'audit entry refused'; END $$`);
       await db.query(`CREATE TRIGGER ${fn} BEFORE INSERT ON "audit_log" FOR EACH ROW WHEN (NEW."storeId" = '${o.store.storeId}') EXECUTE FUNCTION ${fn}()`);
       // Every flush fails and puts its entries back: the queue grows past 65,535 parameters'
@@ -535,16 +536,16 @@ describe('audit log: shutdown and retention', () => {
     try {
       const o = await ownerOfNewStore(t);
       for (let i = 0; i < 3; i++) await failLogin(t, o.store.codename, `r${i}@example.com`);
-      const audit = t.app.get(AuditService);
-      await audit.flush();
+      await t.app.get(AuditRecorderService).flush();
+      const retention = t.app.get(AuditRetentionService);
       const count = async () => ((await t.app.get(DataSource).query('SELECT count(*)::int AS n FROM "audit_log" WHERE "storeId" = $1', [o.store.storeId])) as { n: number }[])[0].n;
       const before = await count();
       expect(before).toBeGreaterThanOrEqual(3);
       clock.advance(29 * DAY_MS);
-      await audit.sweep();
+      await retention.sweep();
       expect(await count()).toBe(before);
       clock.advance(2 * DAY_MS);
-      expect(await audit.sweep()).toBeGreaterThanOrEqual(before);
+      expect(await retention.sweep()).toBeGreaterThanOrEqual(before);
       expect(await count()).toBe(0);
     } finally {
       await t.close();
@@ -556,7 +557,7 @@ describe('audit log: shutdown and retention', () => {
     try {
       const o = await ownerOfNewStore(t);
       await failLogin(t, o.store.codename, 'off@example.com');
-      await t.app.get(AuditService).flush();
+      await t.app.get(AuditRecorderService).flush();
       const rows: unknown[] = await t.app.get(DataSource).query('SELECT 1 FROM "audit_log" WHERE "storeId" = $1', [o.store.storeId]);
       expect(rows).toEqual([]);
     } finally {

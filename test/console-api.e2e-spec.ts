@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { AuditService } from '../src/operations/audit/audit.service.js';
+import { AuditRecorderService } from '../src/operations/audit/audit-recorder.service.js';
 import { COUNT_PER_PERIOD_SQL } from '../src/operations/audit/audit.repository.js';
 import { DAY_MS, ManualClock } from '../src/platform/clock/clock.js';
 import { describeIf, expectError, login, PASSWORD, registerStore, startApp, SUPER_ADMIN, unique, uniqueEmail, waitFor, type RegisteredStore, type TestApp } from './helpers.js';
@@ -60,7 +60,7 @@ describe('the console API', () => {
   }
 
   async function entries(o: Owner, action: string): Promise<Entry[]> {
-    await t.app.get(AuditService).flush();
+    await t.app.get(AuditRecorderService).flush();
     return (await as(t.http.get(LOGS), o.token, o.store.codename).query({ pageRowCount: 100, action }).expect(200)).body.auditLogs as Entry[];
   }
 
@@ -402,7 +402,7 @@ describe('the console API', () => {
       await failLogin(o.store.codename, member.email);
       const owner = (await login(t.http, o.store.ownerEmail, PASSWORD, o.store.codename)).accessToken;
       await t.http.post('/auth-api/logout').set(HEADER, o.store.codename).set('Authorization', `Bearer ${ending.accessToken}`).expect(200);
-      await t.app.get(AuditService).flush();
+      await t.app.get(AuditRecorderService).flush();
 
       const body = await overview(owner, o.store.codename);
       expect(Object.keys(body).sort()).toEqual(['activeSessions', 'signIns', 'status', 'users']);

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { AuditService } from '../src/operations/audit/audit.service.js';
+import { AuditRecorderService } from '../src/operations/audit/audit-recorder.service.js';
 import { DataSource } from 'typeorm';
 import { ManualClock } from '../src/platform/clock/clock.js';
 import { projectPath } from '../src/platform/config/project-path.js';
@@ -372,7 +372,7 @@ describeInBrowser('the admin console in a real browser (Chromium)', () => {
     // A store's own administrator is not offered the activation switch (SaaS administrators only).
     expect(await page.getByLabel('Active (its users may sign in)').count()).toBe(0);
 
-    await t.app.get(AuditService).flush();
+    await t.app.get(AuditRecorderService).flush();
     await page.getByRole('link', { name: 'Overview' }).click();
     await heading(page, 'Overview');
     await page.getByText('users', { exact: false }).first().waitFor();
@@ -740,7 +740,7 @@ describeInBrowser('the admin console in a real browser (Chromium)', () => {
     const owner = await login(t.http, store.ownerEmail, PASSWORD, store.codename);
     const email = uniqueEmail();
     const made = await as(store, owner.accessToken).post('/auth-api/users').send({ email, password: PASSWORD, fullname: 'Linked Person', roleId: 'tenantUser' }).expect(201);
-    await t.app.get(AuditService).flush();
+    await t.app.get(AuditRecorderService).flush();
     const page = await newPage();
     await signIn(page, store.codename, store.ownerEmail);
     await heading(page, 'Users');
@@ -771,7 +771,7 @@ describeInBrowser('the admin console in a real browser (Chromium)', () => {
     await asOwner.post('/auth-api/v1/apikeys').send({ name: 'Nightly export to the warehouse' }).expect(201);
     await asOwner.post('/auth-api/v1/usergroups').send({ groupName: 'Support' }).expect(201);
     await asOwner.post('/auth-api/v1/permissiongrants').send({ permission: 'auditLog.read', roleId: 'tenantAdmin', canDo: true }).expect(201);
-    await t.app.get(AuditService).flush();
+    await t.app.get(AuditRecorderService).flush();
     const screens: [string, (page: Page) => Promise<void>][] = [
       ['Overview', (page) => page.locator('.stats').waitFor()],
       ['Sessions', (page) => page.getByRole('list', { name: 'Your sessions' }).getByRole('listitem').first().waitFor()],

@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { EventPublisher } from '../src/delivery/broker/event-publisher.js';
 import { RedisStreamsBroker } from '../src/delivery/broker/redis-streams-broker.js';
 import { NotificationEntity } from '../src/delivery/notification/notification.entity.js';
-import { AuditService } from '../src/operations/audit/audit.service.js';
+import { AuditRecorderService } from '../src/operations/audit/audit-recorder.service.js';
 import { describeWithRedis, PASSWORD, registerStore, startApp, unique, waitFor, type RegisteredStore, type TestApp } from './helpers.js';
 import { smtp, startMailServer, type MailServer } from './mail-server.js';
 
@@ -148,7 +148,7 @@ describe('the shipped example rule: email on a sign-in from a new device', () =>
     await signIn('Phone/1.0 (first)');
     await signIn('Laptop/2.0 (second)');
     await waitFor('the second email', async () => (mail.to(store.ownerEmail).length >= 2 ? true : undefined));
-    await t.app.get(AuditService).flush();
+    await t.app.get(AuditRecorderService).flush();
     await new Promise((r) => setTimeout(r, 1000));
     const sent = mail.to(store.ownerEmail);
     expect(sent).toHaveLength(2);

@@ -1,7 +1,7 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { AuditService } from '../src/operations/audit/audit.service.js';
+import { AuditRecorderService } from '../src/operations/audit/audit-recorder.service.js';
 import { ManualClock } from '../src/platform/clock/clock.js';
 import type { SettingsOverrides } from '../src/settings.js';
 import { mintMachineToken } from '../src/identity/m2m/machine-token.js';
@@ -275,7 +275,7 @@ describe('block and allow lists', () => {
 
   it('each refusal is in the audit log of the store called, with the service and why: blocked, not_allowed', async () => {
     const refusals = async (t: TestApp) => {
-      await t.app.get(AuditService).flush();
+      await t.app.get(AuditRecorderService).flush();
       return t.app.get(DataSource).query(`SELECT "outcome", "reason", "actorType", "actorId" FROM "audit_log" WHERE "action" = 'machine.token.refused' AND "reason" IN ('blocked', 'not_allowed')`);
     };
     expectError(await call(blocking, 'billing', billing.privateKey), 403, 'MachineClientNotAllowed');

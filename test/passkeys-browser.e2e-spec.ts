@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
-import { AuditService } from '../src/operations/audit/audit.service.js';
+import { AuditRecorderService } from '../src/operations/audit/audit-recorder.service.js';
 import { CHROMIUM, describeWithChromium, freePort, collectLog, expectError, login, registerStore, startApp, type RegisteredStore, type TestApp } from './helpers.js';
 
 // Passkeys end to end in a real browser: Debian's Chromium driven by playwright-core, with a
@@ -115,7 +115,7 @@ describeWithChromium('passkeys in a real browser (Chromium with a virtual authen
     expect(again.body.passkeys[0].lastUsedAt).toEqual(expect.any(String));
 
     // The audit log names the proof of each login.
-    await t.app.get(AuditService).flush();
+    await t.app.get(AuditRecorderService).flush();
     const logins = await as(store, second.body.accessToken, 'get', '/auth-api/v1/auditlogs?action=user.login.succeeded').expect(200);
     const bySession = new Map((logins.body.auditLogs as { sessionId: string; details: { method: string } }[]).map((e) => [e.sessionId, e.details.method]));
     expect([bySession.get(first.body.sessionId), bySession.get(second.body.sessionId)]).toEqual(['passkey', 'passkey']);
@@ -149,7 +149,7 @@ describeWithChromium('passkeys in a real browser (Chromium with a virtual authen
     expectError(await as(store, token, 'get', '/auth-api/sessions'), 403, 'MfaEnrollmentRequired');
 
     // Both are in the store's audit log: by the owner, the passkey named, the enrolment with the browser's user agent.
-    await t.app.get(AuditService).flush();
+    await t.app.get(AuditRecorderService).flush();
     const recorded = await t.app
       .get(DataSource)
       .query(`SELECT "action", "actorId", "targetId", "details", "userAgent", "sessionId" FROM "audit_log" WHERE "storeId" = $1 AND "action" LIKE 'user.factor.%' ORDER BY "seq"`, [store.storeId]);

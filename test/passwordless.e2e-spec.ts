@@ -3,7 +3,7 @@ import type { ParsedMail } from 'mailparser';
 import { DataSource } from 'typeorm';
 import { ManualClock } from '../src/platform/clock/clock.js';
 import type { SettingsOverrides } from '../src/settings.js';
-import { AuditService } from '../src/operations/audit/audit.service.js';
+import { AuditRecorderService } from '../src/operations/audit/audit-recorder.service.js';
 import { FakeApi, type Received } from './fake-api.js';
 import { smtp, startMailServer, type MailServer } from './mail-server.js';
 import { codeAt, TOTP_STEP_MS } from './totp-codes.js';
@@ -52,7 +52,7 @@ async function usersWith(t: TestApp, storeId: string, column: 'email' | 'mobile'
 
 // The store's audit entries of one action, once the queue is written.
 async function audited(t: TestApp, storeId: string, action: string): Promise<{ outcome: string; reason: string | null; targetId: string | null; details: Record<string, unknown> | null }[]> {
-  await t.app.get(AuditService).flush();
+  await t.app.get(AuditRecorderService).flush();
   return (await t.app.get(DataSource).query('SELECT outcome, reason, "targetId", details FROM audit_log WHERE "storeId" = $1 AND action = $2 ORDER BY seq', [storeId, action])) as never;
 }
 

@@ -3,7 +3,7 @@ import { codeAt, TOTP_STEP_MS, wrongCode } from './totp-codes.js';
 import { DataSource } from 'typeorm';
 import { ManualClock } from '../src/platform/clock/clock.js';
 import { MfaService } from '../src/identity/mfa/mfa.service.js';
-import { AuditService } from '../src/operations/audit/audit.service.js';
+import { AuditRecorderService } from '../src/operations/audit/audit-recorder.service.js';
 import { describeWithRedis, expectError, login, PASSWORD, registerStore, startApp, SUPER_ADMIN, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
 
 // Authenticator apps (TOTP) and recovery codes end to end: the codes are computed here from the
@@ -167,7 +167,7 @@ describe('authenticator apps (TOTP)', () => {
     const p = as(t, u.store.codename, session.accessToken);
     const wrong = wrongCode(u.secret, clock);
     // The queue held: only entries written in a change's transaction reach the table.
-    const audit = t.app.get(AuditService);
+    const audit = t.app.get(AuditRecorderService);
     const flush = audit.flush.bind(audit);
     audit.flush = async () => undefined;
     try {

@@ -5,24 +5,27 @@ import { auditContext } from '../../kernel/audit.js';
 import { Envelope, type Enveloped } from '../../kernel/envelope.js';
 import { PageQuery, paging } from '../../kernel/paging.js';
 import { Authenticated, USER_OR_API_KEY } from '../../kernel/policy.js';
-import { Ctx, type ContextRequest, type RequestContext } from '../../kernel/request-context.js';
+import { type ContextRequest, Ctx, principalOf, type RequestContext } from '../../kernel/request-context.js';
 import { P } from '../../kernel/service-permissions.js';
 import { ADMIN_ROLES } from '../../kernel/roles.js';
 import { CreateGrantInput, EffectivePermissionsResponse, IdParam, PermissionDecisionResponse, PermissionGrantResponse, PermissionNameParam, toGrantResponse } from './access.dto.js';
-import { principalOf } from '../../kernel/request-context.js';
-import { AccessService } from './access.service.js';
+import { PermissionCheckService } from './permission-check.service.js';
+import { PermissionGrantService } from './permission-grant.service.js';
 
 @ApiTags('permissions')
 @Controller('auth-api')
 export class AccessController {
-  constructor(private readonly access: AccessService) {}
+  constructor(
+    private readonly permissions: PermissionCheckService,
+    private readonly grants: PermissionGrantService,
+  ) {}
 
   @Get('permissions')
   @Authenticated({ principals: USER_OR_API_KEY, permission: null })
   @ApiOperation({ summary: 'Your effective permissions: every known permission with `canDo` and the objects that are exceptions.' })
   @ApiResult(EffectivePermissionsResponse)
   async effective(@Ctx() ctx: RequestContext) {
-    return { status: 'OK', permissions: await this.access.effective(principalOf(ctx)) };
+    return { status: 'OK', permissions: await this.permissions.effective(principalOf(ctx)) };
   }
 
   @Get('permissions/:name')
@@ -30,7 +33,7 @@ export class AccessController {
   @ApiOperation({ summary: 'Whether you hold one permission: `{ canDo, exceptions }`.' })
   @ApiResult(PermissionDecisionResponse)
   async one(@Ctx() ctx: RequestContext, @Param() params: PermissionNameParam) {
-    return { status: 'OK', permission: params.name, ...(await this.access.decision(principalOf(ctx), params.name)) };
+    return { status: 'OK', permission: params.name, ...(await this.permissions.decision(principalOf(ctx), params.name)) };
   }
 
   @Post('v1/permissiongrants')
@@ -40,7 +43,7 @@ export class AccessController {
   @ApiOperation({ summary: 'Grant (or, with canDo false, deny) a permission you hold to a role below yours, a user you may manage other than yourself, a group of such users, or (the store owner) to the whole store; optionally for one object.' })
   @ApiResult(PermissionGrantResponse)
   async create(@Ctx() ctx: RequestContext, @Req() req: ContextRequest, @Body() input: CreateGrantInput): Promise<Enveloped<unknown>> {
-    return { data: toGrantResponse(await this.access.createGrant(principalOf(ctx), ctx.store!, input, auditContext(req)), this.access.roleOut) };
+    return { data: toGrantResponse(await this.grants.createGrant(principalOf(ctx), ctx.store!, input, auditContext(req)), this.grants.roleOut) };
   }
 
   @Get('v1/permissiongrants')
@@ -49,8 +52,8 @@ export class AccessController {
   @ApiOperation({ summary: 'The grants of this store (at root: the SaaS-level grants), paged.' })
   @ApiResult([PermissionGrantResponse])
   async list(@Ctx() ctx: RequestContext, @Query() query: PageQuery): Promise<Enveloped<unknown[]>> {
-    const [rows, total, page] = await this.access.listGrants(principalOf(ctx), ctx.store!, query);
-    return { data: rows.map((g) => toGrantResponse(g, this.access.roleOut)), paging: paging(page, total) };
+    const [rows, total, page] = await this.grants.listGrants(principalOf(ctx), ctx.store!, query);
+    return { data: rows.map((g) => toGrantResponse(g, this.grants.roleOut)), paging: paging(page, total) };
   }
 
   @Get('v1/permissiongrants/:id')
@@ -59,7 +62,7 @@ export class AccessController {
   @ApiOperation({ summary: 'One grant of this store (at root: a SaaS-level grant).' })
   @ApiResult(PermissionGrantResponse)
   async get(@Ctx() ctx: RequestContext, @Param() params: IdParam): Promise<Enveloped<unknown>> {
-    return { data: toGrantResponse(await this.access.getGrant(principalOf(ctx), ctx.store!, params.id), this.access.roleOut) };
+    return { data: toGrantResponse(await this.grants.getGrant(principalOf(ctx), ctx.store!, params.id), this.grants.roleOut) };
   }
 
   @Delete('v1/permissiongrants/:id')
@@ -68,7 +71,7 @@ export class AccessController {
   @ApiOperation({ summary: 'Delete a grant of this store, for a role below yours or users you may manage, not one reaching you that another set (the store owner: any); it stops counting at once.' })
   @ApiResult(DeletedResponse)
   async delete(@Ctx() ctx: RequestContext, @Req() req: ContextRequest, @Param() params: IdParam): Promise<Enveloped<unknown>> {
-    await this.access.deleteGrant(principalOf(ctx), ctx.store!, params.id, auditContext(req));
+    await this.grants.deleteGrant(principalOf(ctx), ctx.store!, params.id, auditContext(req));
     return { data: { id: params.id } };
   }
 }

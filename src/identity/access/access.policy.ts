@@ -1,4 +1,7 @@
 import type { AccessSettings } from './access.settings.js';
+import { AppError } from '../../kernel/errors.js';
+import type { Principal } from '../../kernel/principal.js';
+import type { Tenant } from '../../kernel/tenant.js';
 import { hasAdminRole, mayManage, rolesWithin, SAAS_ROLES, TENANT_ROLES } from '../../kernel/roles.js';
 import { knownRoles } from './permissions.js';
 
@@ -63,6 +66,13 @@ export function changeRefusal(settings: AccessSettings, caller: Changer, effects
     if (!ok) return { errCode: 'GrantTargetNotManaged', detail: 'grants are managed only for roles below yours and users you may manage other than yourself (the whole store: its owner)' };
   }
   return undefined;
+}
+
+// The rule applied to a caller changing something in a store: refused with the rule's code.
+export function assertMayChange(settings: AccessSettings, principal: Principal, store: Tenant, effects: readonly Effect[]): void {
+  const ownsStore = principal.kind === 'user' && store.ownerId !== null && principal.userId === store.ownerId;
+  const refused = changeRefusal(settings, { userId: principal.userId!, roles: principal.roles, ownsStore }, effects);
+  if (refused) throw new AppError(refused.errCode, refused.detail);
 }
 
 // Roles strictly below these: custom roles are below every admin role; SaaS admins outrank the

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { AccessService } from '../access/access.service.js';
+import { PermissionCheckService } from '../access/permission-check.service.js';
 import type { TtlCache } from '../../platform/cache/ttl-cache.js';
 import { Clock, DAY_MS } from '../../platform/clock/clock.js';
 import { AuditLog, type AuditContext, type AuditInput } from '../../kernel/audit.js';
@@ -38,7 +38,7 @@ export class ApiKeyService {
     private readonly clock: Clock,
     private readonly config: AppConfig,
     private readonly events: DomainEvents,
-    private readonly access: AccessService,
+    private readonly permissions: PermissionCheckService,
     private readonly transactions: Transactions,
     private readonly audit: AuditLog,
   ) {
@@ -60,10 +60,10 @@ export class ApiKeyService {
     if (beyond.length || !roles.length) throw new AppError('RoleNotAssignable', `a key cannot have roles you do not have (${beyond.join(', ') || 'none given'})`);
     // A key limited to some permissions: each one its creator holds now.
     const permissions = [...new Set(input.permissions ?? [])];
-    const unknown = permissions.filter((p) => !this.access.catalogue.isKnown(p));
+    const unknown = permissions.filter((p) => !this.permissions.catalogue.isKnown(p));
     if (unknown.length) throw new AppError('PermissionUnknown', `no permission "${unknown[0]}"`);
     const creator = { kind: 'user' as const, storeId: actor.storeId, userId: actor.userId, roles: actor.roles };
-    const held = await Promise.all(permissions.map((p) => this.access.can(creator, p)));
+    const held = await Promise.all(permissions.map((p) => this.permissions.can(creator, p)));
     const missing = permissions.filter((_p, i) => !held[i]);
     if (missing.length) throw new AppError('ApiKeyPermissionNotHeld', `a key cannot have permissions you do not hold (${missing.join(', ')})`);
     if (input.expiresAt && input.expiresAt <= this.clock.now()) throw new AppError('ValidationFailed', 'expiresAt must be in the future');

@@ -22,7 +22,7 @@ import {
   type SessionView,
 } from './auth.dto.js';
 import { KeyService } from '../signing-key/key.service.js';
-import { LoginTokenService } from '../token/login-tokens.service.js';
+import { RefreshTokenService } from '../token/refresh-token.service.js';
 import { TokenCookies } from '../token/token-cookies.js';
 import { AuthService } from './auth.service.js';
 import { explainRootFallback } from './root-fallback.js';
@@ -40,7 +40,7 @@ export class AuthController {
     private readonly sessions: SessionService,
     private readonly keys: KeyService,
     private readonly stores: StoreService,
-    private readonly loginTokens: LoginTokenService,
+    private readonly refreshTokens: RefreshTokenService,
     private readonly cookies: TokenCookies,
     private readonly audit: AuditLog,
     private readonly config: AppConfig,
@@ -73,7 +73,7 @@ export class AuthController {
   async logout(@Req() req: ContextRequest, @Body() input: LogoutInput, @Res({ passthrough: true }) res: Response) {
     // An expired access token cannot end its session; the refresh token still names it.
     const session =
-      (await this.callers.tryLogin(req, req.ctx.store!))?.session ?? (input?.refreshToken ? await this.loginTokens.sessionOf(req.ctx.store!, input.refreshToken) : undefined);
+      (await this.callers.tryLogin(req, req.ctx.store!))?.session ?? (input?.refreshToken ? await this.refreshTokens.sessionOf(req.ctx.store!, input.refreshToken) : undefined);
     if (session) {
       await this.sessions.end(session.storeId, { id: session.sessionId }, (_count, tx) =>
         this.audit.record({ storeId: session.storeId, action: 'user.logout', outcome: 'success', actor: auditActor(session), target: { type: 'session', id: session.sessionId } }, auditContext(req, session.sessionId), tx),

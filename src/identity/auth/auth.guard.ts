@@ -1,6 +1,6 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AccessService } from '../access/access.service.js';
+import { PermissionCheckService } from '../access/permission-check.service.js';
 import { principalOf } from '../../kernel/request-context.js';
 import { AppError } from '../../kernel/errors.js';
 import { Authenticated, Public, type AuthPolicy } from '../../kernel/policy.js';
@@ -20,7 +20,7 @@ export class AuthGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly callers: CallerResolver,
     private readonly config: AppConfig,
-    private readonly access: AccessService,
+    private readonly permissions: PermissionCheckService,
   ) {}
 
   // Each handler's policy as its decorators declare it (read once: they do not change).
@@ -90,7 +90,7 @@ export class AuthGuard implements CanActivate {
   private permit(req: ContextRequest, policy: AuthPolicy): boolean | Promise<boolean> {
     const permission = policy.permission;
     if (!permission || (policy.roles && !this.permissionDecides(policy))) return true;
-    return this.access.can(principalOf(req.ctx), permission).then((allowed) => {
+    return this.permissions.can(principalOf(req.ctx), permission).then((allowed) => {
       if (!allowed) throw new AppError('PermissionDenied', `you do not have the permission "${permission}"`);
       return true;
     });

@@ -14,7 +14,8 @@ import { PasswordHasher } from '../user/password.js';
 import type { UserEntity } from '../user/index.js';
 import { UserService } from '../user/user.service.js';
 import { VerificationGate } from '../verification/verification.gate.js';
-import { LoginTokenService, type LoginTokens } from '../token/login-tokens.service.js';
+import type { LoginTokens } from '../token/index.js';
+import { LoginTokenService } from '../token/login-tokens.service.js';
 import type { LoginInput } from './auth.dto.js';
 import { RateLimitSection } from '../../kernel/rate-limit/rate-limit.settings.js';
 

@@ -14,9 +14,9 @@ import { RemoteSessionService } from '../remote-session/remote-session.service.j
 import { SessionService } from '../session/session.service.js';
 import { StoreService } from '../store/store.service.js';
 import { resolveTarget } from '../tenancy/tenancy.middleware.js';
-import { TokenCookies } from '../token/token-cookies.js';
-import { accessTokenName, extractApiKey, extractToken, type PresentedCredentials } from '../token/token-extractor.js';
-import { TokenService } from '../token/token.service.js';
+import { accessTokenName, TokenCookies } from '../token/token-cookies.js';
+import { extractApiKey, extractToken, type PresentedCredentials } from '../token/token-extractor.js';
+import { TokenVerifierService } from '../token/token-verifier.service.js';
 import { VerificationGate } from '../verification/verification.gate.js';
 import { ApiKeySection } from '../apikey/api-key.settings.js';
 import { TenancySection } from '../../kernel/tenancy.settings.js';
@@ -75,7 +75,7 @@ export interface Caller {
 @Injectable()
 export class CallerResolver {
   constructor(
-    private readonly tokens: TokenService,
+    private readonly tokens: TokenVerifierService,
     private readonly sessions: SessionService,
     private readonly config: AppConfig,
     private readonly remote: RemoteSessionService,

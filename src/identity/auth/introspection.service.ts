@@ -7,8 +7,8 @@ import { AppConfig } from '../../platform/config/app-config.js';
 import { ApiKeyService } from '../apikey/api-key.service.js';
 import { SessionService } from '../session/session.service.js';
 import { StoreService } from '../store/store.service.js';
-import { LoginTokenService } from '../token/login-tokens.service.js';
-import { TokenService } from '../token/token.service.js';
+import { RefreshTokenService } from '../token/refresh-token.service.js';
+import { TokenVerifierService } from '../token/token-verifier.service.js';
 import { TenancySection } from '../../kernel/tenancy.settings.js';
 
 export type TokenTypeHint = 'access_token' | 'refresh_token' | 'api_key';
@@ -44,8 +44,8 @@ interface Found {
 @Injectable()
 export class IntrospectionService {
   constructor(
-    private readonly tokens: TokenService,
-    private readonly loginTokens: LoginTokenService,
+    private readonly tokens: TokenVerifierService,
+    private readonly refreshTokens: RefreshTokenService,
     private readonly sessions: SessionService,
     private readonly apiKeys: ApiKeyService,
     private readonly stores: StoreService,
@@ -77,7 +77,7 @@ export class IntrospectionService {
       const session = await this.apiKeys.authenticate(token).catch(passUnauthorized);
       return session && { session, exp: seconds(new Date(session.expiresAt)), pending: false };
     }
-    const found = await this.loginTokens.inspect(token);
+    const found = await this.refreshTokens.inspect(token);
     return found && { session: found.session, exp: seconds(found.row.expiresAt), iat: seconds(found.row.createdAt), pending: signInPending(found.session) };
   }
 

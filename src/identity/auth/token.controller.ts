@@ -8,9 +8,10 @@ import { principalOf, type ContextRequest } from '../../kernel/request-context.j
 import { ADMIN_ROLES } from '../../kernel/roles.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { LoginTokenService } from '../token/login-tokens.service.js';
+import { RefreshTokenService } from '../token/refresh-token.service.js';
 import { TokenCookies } from '../token/token-cookies.js';
 import { cookieValue } from '../token/token-extractor.js';
-import { TokenService } from '../token/token.service.js';
+import { TokenVerifierService } from '../token/token-verifier.service.js';
 import { IntrospectInput, IntrospectionResponse, OpenIdConfiguration, RefreshInput, RefreshResponse } from './auth.dto.js';
 import { IntrospectionService } from './introspection.service.js';
 import { explainRootFallback } from './root-fallback.js';
@@ -25,8 +26,9 @@ export const INTROSPECTION_ROUTE = '/auth-api/introspect';
 export class TokenController {
   constructor(
     private readonly loginTokens: LoginTokenService,
+    private readonly refreshTokens: RefreshTokenService,
     private readonly cookies: TokenCookies,
-    private readonly tokens: TokenService,
+    private readonly tokens: TokenVerifierService,
     private readonly introspection: IntrospectionService,
     private readonly config: AppConfig,
   ) {}
@@ -46,7 +48,7 @@ export class TokenController {
   async refresh(@Req() req: ContextRequest, @Body() input: RefreshInput, @Res({ passthrough: true }) res: Response) {
     const store = req.ctx.store!;
     const token = input?.refreshToken ?? cookieValue(req, this.cookies.refreshName(store));
-    const { session, tokens } = await this.loginTokens.refresh(store, token, req.ip, auditContext(req)).catch(explainRootFallback(req, this.config));
+    const { session, tokens } = await this.refreshTokens.rotate(store, token, req.ip, auditContext(req)).catch(explainRootFallback(req, this.config));
     this.cookies.send(res, store, tokens);
     return this.loginTokens.answer(session, tokens);
   }

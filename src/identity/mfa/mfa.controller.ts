@@ -5,7 +5,8 @@ import { ApiAccessTokenHeader, ApiFailures, ApiResult } from '../../kernel/api-r
 import { Authenticated, USER_ONLY } from '../../kernel/policy.js';
 import { auditContextOf } from '../../kernel/audit.js';
 import { Ctx, type RequestContext } from '../../kernel/request-context.js';
-import { SecondFactorAnswer, SecondFactorDoneResponse } from '../token/second-factor.js';
+import { SecondFactorDoneResponse } from '../token/index.js';
+import { SecondFactorAnswer } from '../token/second-factor.js';
 import { DisableTotpInput, MfaFactorsResponse, MfaStatusResponse, RecoveryCodeInput, RecoveryCodesResponse, TotpCodeInput, TotpConfirmedResponse, TotpSetupResponse } from './mfa.dto.js';
 import { MfaService } from './mfa.service.js';
 

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { SecondFactorDoneResponse } from '../token/second-factor.js';
+import { SecondFactorDoneResponse } from '../token/index.js';
 import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 
 // A current code of the authenticator app.

@@ -6,7 +6,8 @@ import { Authenticated, Public, USER_ONLY } from '../../kernel/policy.js';
 import { auditContextOf } from '../../kernel/audit.js';
 import { Ctx, type ContextRequest, type RequestContext } from '../../kernel/request-context.js';
 import { LoginResponse } from '../auth/index.js';
-import { SecondFactorAnswer, SecondFactorDoneResponse } from '../token/second-factor.js';
+import { SecondFactorDoneResponse } from '../token/index.js';
+import { SecondFactorAnswer } from '../token/second-factor.js';
 import { TokenCookies } from '../token/token-cookies.js';
 import {
   PasskeyAnswer,

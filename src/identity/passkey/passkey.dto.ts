@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
-import { SecondFactorDoneResponse } from '../token/second-factor.js';
+import { SecondFactorDoneResponse } from '../token/index.js';
 import type { PasskeyEntity } from './passkey.entity.js';
 
 // What the browser's `PublicKeyCredential.toJSON()` gives (or @simplewebauthn/browser's

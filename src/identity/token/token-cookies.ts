@@ -2,12 +2,21 @@ import { Injectable } from '@nestjs/common';
 import type { CookieOptions, Response } from 'express';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { ROOT_CODENAME, type Tenant } from '../../kernel/tenant.js';
-import type { LoginTokens } from './login-tokens.service.js';
-import { accessTokenName, refreshTokenName } from './token-extractor.js';
+import type { LoginTokens } from './token.types.js';
 import { TokenSection } from './token.settings.js';
 
 // The route refresh tokens are sent to; their cookie goes there only.
 export const REFRESH_ROUTE = '/auth-api/refresh';
+
+// `<project>-access-token` at root, `<project>-access-token-<codename>` for a store.
+export function accessTokenName(project: string, codename: string, rootCodename: string): string {
+  return codename === rootCodename ? `${project}-access-token` : `${project}-access-token-${codename}`;
+}
+
+// `<project>-refresh-token[-<codename>]`, as the access token's.
+export function refreshTokenName(project: string, codename: string, rootCodename: string): string {
+  return codename === rootCodename ? `${project}-refresh-token` : `${project}-refresh-token-${codename}`;
+}
 
 // A login's tokens as cookies (and the access token as a header of the same name, for clients
 // that cannot keep cookies): httpOnly, SameSite=Lax, Secure in production or as COOKIE_SECURE says.

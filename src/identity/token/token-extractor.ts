@@ -15,16 +15,6 @@ export interface PresentedCredentials {
   readonly originalUrl?: string;
 }
 
-// `<project>-access-token` at root, `<project>-access-token-<codename>` for a store.
-export function accessTokenName(project: string, codename: string, rootCodename: string): string {
-  return codename === rootCodename ? `${project}-access-token` : `${project}-access-token-${codename}`;
-}
-
-// `<project>-refresh-token[-<codename>]`, as the access token's.
-export function refreshTokenName(project: string, codename: string, rootCodename: string): string {
-  return codename === rootCodename ? `${project}-refresh-token` : `${project}-refresh-token-${codename}`;
-}
-
 // A cookie's value from the request, or undefined.
 export function cookieValue(req: Request, name: string): string | undefined {
   return req.headers.cookie ? parseCookie(req.headers.cookie)[name] || undefined : undefined;

@@ -8,7 +8,8 @@ import { Ctx, type RequestContext } from '../../kernel/request-context.js';
 import type { SessionData } from '../../kernel/principal.js';
 import { CompleteAnswer, CompleteSecondFactorInput, CompleteVerificationInput, StartAnswer, StartVerificationInput } from './verification.dto.js';
 import { VerificationService } from './verification.service.js';
-import { SecondFactorAnswer, SecondFactorDoneResponse } from '../token/second-factor.js';
+import { SecondFactorDoneResponse } from '../token/index.js';
+import { SecondFactorAnswer } from '../token/second-factor.js';
 
 const BASE = 'verification-services';
 // Open to a login whose second factor is pending: that is what they complete.

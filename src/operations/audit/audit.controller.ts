@@ -11,7 +11,8 @@ import { P } from '../../kernel/service-permissions.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { AuditEntryResponse, AuditExportQuery, AuditLogQuery, AuditVerifyResponse, CSV_HEADER, toAuditEntryResponse, toCheckpointResponse, toCsvRow, type AuditLogFilterQuery } from './audit.dto.js';
 import type { AuditFilter, AuditPosition } from './audit.repository.js';
-import { AuditService } from './audit.service.js';
+import { AuditQueryService } from './audit-query.service.js';
+import { AuditVerificationService } from './audit-verification.service.js';
 import { PagingSection } from '../../kernel/paging.settings.js';
 
 const EXPORT_PAGE = 500;
@@ -22,7 +23,8 @@ const EXPORT_PAGE = 500;
 @Controller('auth-api')
 export class AuditController {
   constructor(
-    private readonly audit: AuditService,
+    private readonly audit: AuditQueryService,
+    private readonly chain: AuditVerificationService,
     private readonly config: AppConfig,
   ) {}
 
@@ -78,7 +80,7 @@ export class AuditController {
   @ApiOperation({ summary: 'Checks the targeted store\'s keyed hash chain (how many entries are sound, the first that is not, and why) and its newest checkpoint (whether the newest entries were removed).' })
   @ApiResult(AuditVerifyResponse)
   async verify(@Ctx() ctx: RequestContext) {
-    const check = await this.audit.verify(ctx.store!.id);
+    const check = await this.chain.verify(ctx.store!.id);
     return { status: 'OK', ...check, checkpoint: check.checkpoint && toCheckpointResponse(check.checkpoint) };
   }
 }

@@ -6,11 +6,16 @@ import { AppConfig } from '../../platform/config/app-config.js';
 import { AuditCheckpointService } from './audit-checkpoint.service.js';
 import { AuditChainKeys } from './audit-keys.js';
 import { AuditController } from './audit.controller.js';
+import { AuditPublisherService } from './audit-publisher.service.js';
+import { AuditQueryService } from './audit-query.service.js';
+import { AuditRecorderService } from './audit-recorder.service.js';
+import { AuditRetentionService } from './audit-retention.service.js';
+import { AuditVerificationService } from './audit-verification.service.js';
 import { AuditRepository } from './audit.repository.js';
-import { AuditService } from './audit.service.js';
 
-// Global: every feature injects the kernel's `AuditLog` port without importing this module.
-// The signing-key feature's `KeyService` signs the chain's checkpoints.
+// Global: every feature injects the kernel's `AuditLog` port without importing this module, and
+// the overview reads the sign-in series through `AuditQueryService`. The signing-key feature's
+// `KeyService` signs the chain's checkpoints.
 @Global()
 @Module({
   imports: [BrokerModule, SigningKeyModule],
@@ -19,9 +24,13 @@ import { AuditService } from './audit.service.js';
     { provide: AuditChainKeys, inject: [AppConfig], useFactory: (config: AppConfig) => AuditChainKeys.fromEnv(config.env) },
     AuditRepository,
     AuditCheckpointService,
-    AuditService,
-    { provide: AuditLog, useExisting: AuditService },
+    AuditPublisherService,
+    AuditRecorderService,
+    AuditRetentionService,
+    AuditQueryService,
+    AuditVerificationService,
+    { provide: AuditLog, useExisting: AuditRecorderService },
   ],
-  exports: [AuditLog, AuditService],
+  exports: [AuditLog, AuditQueryService],
 })
 export class AuditModule {}

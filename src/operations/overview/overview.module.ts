@@ -5,7 +5,7 @@ import { OverviewController } from './overview.controller.js';
 import { OverviewService } from './overview.service.js';
 
 // The overview composes other features' counts through their exported services (the audit
-// log's AuditService is global).
+// log's AuditQueryService is global).
 @Module({
   imports: [UserModule, SessionModule],
   controllers: [OverviewController],

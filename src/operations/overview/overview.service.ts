@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Tenant } from '../../kernel/tenant.js';
 import { SessionService } from '../../identity/session/session.service.js';
 import { UserService } from '../../identity/user/user.service.js';
-import { AuditService, type SignInSeries } from '../audit/audit.service.js';
+import { AuditQueryService, type SignInSeries } from '../audit/audit-query.service.js';
 
 export interface Overview {
   users: number;
@@ -17,7 +17,7 @@ export class OverviewService {
   constructor(
     private readonly users: UserService,
     private readonly sessions: SessionService,
-    private readonly audit: AuditService,
+    private readonly audit: AuditQueryService,
   ) {}
 
   async of(store: Tenant): Promise<Overview> {

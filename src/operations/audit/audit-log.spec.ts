@@ -8,9 +8,12 @@ import type { AppConfig } from '../../platform/config/app-config.js';
 import { chainHash, keyedChainHash } from './audit-chain.js';
 import { AuditCheckpointService } from './audit-checkpoint.service.js';
 import { AuditChainKeys } from './audit-keys.js';
+import { AuditPublisherService } from './audit-publisher.service.js';
+import { AuditRecorderService } from './audit-recorder.service.js';
+import { AuditRetentionService } from './audit-retention.service.js';
+import { AuditVerificationService } from './audit-verification.service.js';
 import type { AuditCheckpointEntity, AuditEntryEntity } from './audit.entity.js';
 import type { AuditRepository, ChainHead, NewAuditEntry } from './audit.repository.js';
-import { AuditService } from './audit.service.js';
 
 const STORE = '00000000-0000-4000-8000-000000000001';
 const SECRET = 'the key encryption secret';
@@ -93,8 +96,10 @@ function service(entries: MemoryEntries, keys: AuditChainKeys = KEYS) {
   const clock = new ManualClock(new Date('2026-11-26T12:00:00Z'));
   const signingKeys = { signingKey: async () => ({ kid: 'signing-key-1', privateKeyObject: SIGNING.privateKey }) };
   const checkpoints = new AuditCheckpointService(entries as unknown as AuditRepository, keys, signingKeys as unknown as KeyService, publisher as unknown as EventPublisher, clock, logger as unknown as PinoLogger);
-  const audit = new AuditService(entries as unknown as AuditRepository, keys, checkpoints, clock, config as unknown as AppConfig, publisher as unknown as EventPublisher, logger as unknown as PinoLogger);
-  return { audit, checkpoints, clock, logger, published, events };
+  const audit = new AuditRecorderService(entries as unknown as AuditRepository, keys, checkpoints, new AuditPublisherService(publisher as unknown as EventPublisher, logger as unknown as PinoLogger), clock, config as unknown as AppConfig, logger as unknown as PinoLogger);
+  const retention = new AuditRetentionService(entries as unknown as AuditRepository, clock, config as unknown as AppConfig, logger as unknown as PinoLogger);
+  const chain = new AuditVerificationService(entries as unknown as AuditRepository, keys, checkpoints, retention);
+  return { audit, chain, checkpoints, clock, logger, published, events };
 }
 
 const failedLogin = { storeId: STORE, action: 'user.login.failed', outcome: 'failure', reason: 'wrong_password', actor: { type: 'anonymous', id: null } } as const;
@@ -113,48 +118,48 @@ async function written(count: number, entries = new MemoryEntries(), keys = KEYS
 describe('the audit chain', () => {
   it('links each entry to the one before, keyed, and the check finds the first entry changed afterwards', async () => {
     const entries = new MemoryEntries();
-    const { audit } = service(entries);
+    const { audit, chain } = service(entries);
     for (let i = 0; i < 5; i++) await audit.record({ ...failedLogin, details: { attempt: i, nested: { b: 1, a: [i] } } });
     await audit.flush();
     expect(entries.rows.map((r) => r.seq)).toEqual(['1', '2', '3', '4', '5']);
     expect(entries.rows[0].prevHash).toBeNull();
     expect(entries.rows[3].prevHash).toBe(entries.rows[2].hash);
     expect(entries.rows.every((r) => r.keyId === KEYS.current.id)).toBe(true);
-    expect(await audit.verify(STORE)).toMatchObject({ ...SOUND, verified: 5 });
+    expect(await chain.verify(STORE)).toMatchObject({ ...SOUND, verified: 5 });
 
     entries.rows[2].reason = 'unknown_user';
-    expect(await audit.verify(STORE)).toMatchObject({ verified: 2, firstBrokenId: entries.rows[2].id, firstBrokenReason: 'edited' });
+    expect(await chain.verify(STORE)).toMatchObject({ verified: 2, firstBrokenId: entries.rows[2].id, firstBrokenReason: 'edited' });
   });
 
   it('an entry edited and every later hash recomputed without the key (SHA-256, or HMAC under a guessed key) is named', async () => {
-    const { audit, entries } = await written(6);
+    const { chain, entries } = await written(6);
     entries.rows[3].reason = 'unknown_user';
     entries.rehash(3);
     // Each link holds: only the key tells.
     expect(entries.rows[4].prevHash).toBe(entries.rows[3].hash);
-    expect(await audit.verify(STORE)).toMatchObject({ verified: 3, firstBrokenId: entries.rows[3].id, firstBrokenReason: 'downgraded' });
+    expect(await chain.verify(STORE)).toMatchObject({ verified: 3, firstBrokenId: entries.rows[3].id, firstBrokenReason: 'downgraded' });
     entries.rehash(3, new AuditChainKeys('a guess at the secret'));
-    expect(await audit.verify(STORE)).toMatchObject({ verified: 3, firstBrokenId: entries.rows[3].id, firstBrokenReason: 'unknownKey' });
+    expect(await chain.verify(STORE)).toMatchObject({ verified: 3, firstBrokenId: entries.rows[3].id, firstBrokenReason: 'unknownKey' });
     // Under the key id of the real key, the HMAC of a guessed one does not match.
     const guessed = new AuditChainKeys('a guess at the secret');
     entries.rows[3].hash = keyedChainHash(guessed.current.key, entries.rows[3].prevHash, { ...entries.rows[3] });
     entries.rows[3].keyId = KEYS.current.id;
-    expect(await audit.verify(STORE)).toMatchObject({ verified: 3, firstBrokenId: entries.rows[3].id, firstBrokenReason: 'edited' });
+    expect(await chain.verify(STORE)).toMatchObject({ verified: 3, firstBrokenId: entries.rows[3].id, firstBrokenReason: 'edited' });
   });
 
   it('entries written before the chain was keyed (SHA-256, no keyId) still verify, and the keyed ones after them', async () => {
-    const { audit, entries } = await written(3);
+    const { audit, chain, entries } = await written(3);
     // As the earlier release wrote them.
     entries.rehash(0);
     expect(entries.rows.every((r) => r.keyId === null)).toBe(true);
     await audit.record(failedLogin);
     await audit.flush();
     expect(entries.rows[3].keyId).toBe(KEYS.current.id);
-    expect(await audit.verify(STORE)).toMatchObject({ ...SOUND, verified: 4 });
+    expect(await chain.verify(STORE)).toMatchObject({ ...SOUND, verified: 4 });
     // An unkeyed one after a keyed one is not taken: all that follows could be rewritten so.
     entries.rows.push({ ...entries.rows[3], id: 'after', seq: '5', prevHash: entries.rows[3].hash, keyId: null, hash: '' });
     entries.rows[4].hash = chainHash(entries.rows[4].prevHash, entries.rows[4]);
-    expect(await audit.verify(STORE)).toMatchObject({ verified: 4, firstBrokenId: 'after', firstBrokenReason: 'downgraded' });
+    expect(await chain.verify(STORE)).toMatchObject({ verified: 4, firstBrokenId: 'after', firstBrokenReason: 'downgraded' });
   });
 
   it('an earlier KEY_ENCRYPTION_SECRET keeps its entries verifying; without it they name the key unknown', async () => {
@@ -163,13 +168,13 @@ describe('the audit chain', () => {
     const rotated = AuditChainKeys.fromEnv({ KEY_ENCRYPTION_SECRET: SECRET, KEY_ENCRYPTION_SECRET_PREVIOUS: 'the secret before this one,an even older secret' });
     const later = new MemoryEntries(rotated);
     later.rows = entries.rows;
-    const { audit } = service(later, rotated);
+    const { audit, chain } = service(later, rotated);
     await audit.record(failedLogin);
     await audit.flush();
     expect(later.rows.map((r) => r.keyId)).toEqual([entries.rows[0].keyId, entries.rows[0].keyId, rotated.current.id]);
     expect(rotated.current.id).not.toBe(entries.rows[0].keyId);
-    expect(await audit.verify(STORE)).toMatchObject({ ...SOUND, verified: 3 });
-    expect(await service(later, KEYS).audit.verify(STORE)).toMatchObject({ verified: 0, firstBrokenId: later.rows[0].id, firstBrokenReason: 'unknownKey' });
+    expect(await chain.verify(STORE)).toMatchObject({ ...SOUND, verified: 3 });
+    expect(await service(later, KEYS).chain.verify(STORE)).toMatchObject({ verified: 0, firstBrokenId: later.rows[0].id, firstBrokenReason: 'unknownKey' });
   });
 
   it('the development key (no KEY_ENCRYPTION_SECRET) after a secret\'s key is a downgrade; before it, it verifies', async () => {
@@ -179,10 +184,10 @@ describe('the audit chain', () => {
     await written(2, entries, development);
     const secret = new MemoryEntries(KEYS);
     secret.rows = entries.rows;
-    const { audit } = await written(1, secret, KEYS);
-    expect(await audit.verify(STORE)).toMatchObject({ ...SOUND, verified: 3 });
+    const { chain } = await written(1, secret, KEYS);
+    expect(await chain.verify(STORE)).toMatchObject({ ...SOUND, verified: 3 });
     await written(1, entries, development);
-    expect(await audit.verify(STORE)).toMatchObject({ verified: 3, firstBrokenId: entries.rows[3].id, firstBrokenReason: 'downgraded' });
+    expect(await chain.verify(STORE)).toMatchObject({ verified: 3, firstBrokenId: entries.rows[3].id, firstBrokenReason: 'downgraded' });
   });
 
   it('hashes details the same whatever the order of their keys (jsonb reorders them)', () => {
@@ -200,10 +205,10 @@ describe('the audit chain', () => {
   });
 
   it('a removed entry breaks the chain at the one after it', async () => {
-    const { audit, entries } = await written(4);
+    const { chain, entries } = await written(4);
     const after = entries.rows[2];
     entries.rows.splice(1, 1);
-    expect(await audit.verify(STORE)).toMatchObject({ verified: 1, firstBrokenId: after.id, firstBrokenReason: 'unlinked' });
+    expect(await chain.verify(STORE)).toMatchObject({ verified: 1, firstBrokenId: after.id, firstBrokenReason: 'unlinked' });
   });
 });
 
@@ -230,27 +235,27 @@ describe('the chain key', () => {
 
 describe('checkpoints', () => {
   it('anchor the newest entry: removing it, or more, shows as truncated, after the newest checkpoint still matched', async () => {
-    const { audit, checkpoints, entries, write } = await written(3);
+    const { chain, checkpoints, entries, write } = await written(3);
     await checkpoints.run();
     await write(2);
     await checkpoints.run();
     expect(entries.checkpointRows.map((c) => c.seq)).toEqual(['3', '5']);
-    expect(await audit.verify(STORE)).toMatchObject({ ...SOUND, verified: 5, checkpoint: { seq: '5', hash: entries.rows[4].hash } });
+    expect(await chain.verify(STORE)).toMatchObject({ ...SOUND, verified: 5, checkpoint: { seq: '5', hash: entries.rows[4].hash } });
 
     entries.rows.pop();
     // The chain alone still holds: only the checkpoint tells.
-    expect(await audit.verify(STORE)).toMatchObject({ verified: 4, firstBrokenId: null, truncated: true, truncatedAfter: '3', checkpoint: { seq: '5' } });
+    expect(await chain.verify(STORE)).toMatchObject({ verified: 4, firstBrokenId: null, truncated: true, truncatedAfter: '3', checkpoint: { seq: '5' } });
     // Entries appended after the removal chain soundly, and the checkpoint still tells.
     await write(2);
-    expect(await audit.verify(STORE)).toMatchObject({ verified: 6, firstBrokenId: null, truncated: true, truncatedAfter: '3' });
+    expect(await chain.verify(STORE)).toMatchObject({ verified: 6, firstBrokenId: null, truncated: true, truncatedAfter: '3' });
   });
 
   it('one not made under a chain key (forged or edited in the table) is passed over', async () => {
-    const { audit, checkpoints, entries } = await written(2);
+    const { chain, checkpoints, entries } = await written(2);
     await checkpoints.run();
     const forged = { ...entries.checkpointRows[0], seq: '9', hash: 'f'.repeat(64) };
     entries.checkpointRows.push(forged);
-    expect(await audit.verify(STORE)).toMatchObject({ ...SOUND, checkpoint: { seq: '2' } });
+    expect(await chain.verify(STORE)).toMatchObject({ ...SOUND, checkpoint: { seq: '2' } });
   });
 
   it('are made once per store written since the last one, or at once after 1,000 entries', async () => {
