@@ -131,7 +131,7 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
 // count of open sockets comes back to what it was before the boot. A close completes a moment
 // after the refusal, later on a loaded machine; a leaked socket never does.
 export async function expectSocketsReleased(before: number): Promise<void> {
-  await waitFor(`no more than ${before} open sockets`, () => (openSockets() <= before ? true : undefined), 5_000).catch(() => undefined);
+  await waitFor(`no more than ${before} open sockets`, () => (openSockets() <= before ? true : undefined), 15_000).catch(() => undefined);
   expect(openSockets()).toBeLessThanOrEqual(before);
 }
 
