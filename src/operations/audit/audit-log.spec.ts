@@ -92,7 +92,7 @@ function service(entries: MemoryEntries, keys: AuditChainKeys = KEYS) {
       events.push({ topic, data });
     },
   };
-  const config = { settings: { auditLog: { enabled: true, retentionDays: 365 } } };
+  const config = { section: () => ({ auditLog: { enabled: true, retentionDays: 365 } }) };
   const clock = new ManualClock(new Date('2026-11-26T12:00:00Z'));
   const signingKeys = { signingKey: async () => ({ kid: 'signing-key-1', privateKeyObject: SIGNING.privateKey }) };
   const checkpoints = new AuditCheckpointService(entries as unknown as AuditRepository, keys, signingKeys as unknown as KeyService, publisher as unknown as EventPublisher, clock, logger as unknown as PinoLogger);
