@@ -35,6 +35,7 @@ import { PasswordPolicyModule } from './identity/password-policy/password-policy
 import { RateLimitModule } from './kernel/rate-limit/rate-limit.module.js';
 import { RecipientsModule } from './identity/recipients/recipients.module.js';
 import { RealtimeModule } from './channels/realtime/realtime.module.js';
+import { WebhookModule } from './channels/webhooks/webhook.module.js';
 import { RedisModule } from './platform/redis/redis.module.js';
 import { RegistrationModule } from './identity/registration/registration.module.js';
 import { SeedModule } from './identity/seed/seed.module.js';
@@ -105,6 +106,7 @@ export class AppModule implements OnModuleInit {
         BucketModule,
         NotificationModule,
         RealtimeModule,
+        WebhookModule,
         M2mModule,
         ApiKeyModule,
         SeedModule,

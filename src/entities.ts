@@ -6,6 +6,7 @@ import { AuditCheckpointEntity, AuditEntryEntity } from './operations/audit/audi
 import { PasskeyChallengeEntity, PasskeyEntity } from './identity/passkey/passkey.entity.js';
 import { RecoveryCodeEntity, TotpFactorEntity } from './identity/mfa/mfa.entity.js';
 import { NotificationEntity } from './delivery/notification/notification.entity.js';
+import { WebhookDeliveryEntity, WebhookEndpointEntity } from './channels/webhooks/webhook.entity.js';
 import { PermissionGrantEntity, UserGroupEntity, UserGroupMemberEntity } from './identity/access/access.entity.js';
 import { SessionEntity } from './identity/session/session.entity.js';
 import { RefreshTokenEntity } from './identity/token/refresh-token.entity.js';
@@ -15,4 +16,4 @@ import { StoreEntity } from './identity/store/store.entity.js';
 import { UserEntity } from './identity/user/user.entity.js';
 import { VerificationCodeEntity } from './identity/verification/verification.entity.js';
 
-export const ENTITIES = [StoreEntity, UserEntity, SessionEntity, SigningKeyEntity, NotificationEntity, ApiKeyEntity, AvatarUploadEntity, VerificationCodeEntity, SocialIdentityEntity, SocialCodeEntity, UserGroupEntity, UserGroupMemberEntity, PermissionGrantEntity, RefreshTokenEntity, PasskeyEntity, PasskeyChallengeEntity, TotpFactorEntity, RecoveryCodeEntity, AuditEntryEntity, AuditCheckpointEntity];
+export const ENTITIES = [StoreEntity, UserEntity, SessionEntity, SigningKeyEntity, NotificationEntity, ApiKeyEntity, AvatarUploadEntity, VerificationCodeEntity, SocialIdentityEntity, SocialCodeEntity, UserGroupEntity, UserGroupMemberEntity, PermissionGrantEntity, RefreshTokenEntity, PasskeyEntity, PasskeyChallengeEntity, TotpFactorEntity, RecoveryCodeEntity, AuditEntryEntity, AuditCheckpointEntity, WebhookEndpointEntity, WebhookDeliveryEntity];

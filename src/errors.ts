@@ -21,6 +21,7 @@ import { USER_ADMIN_ERRORS } from './identity/user-admin/user-admin.errors.js';
 import { USER_ERRORS } from './identity/user/user.errors.js';
 import { VERIFICATION_ERRORS } from './identity/verification/verification.errors.js';
 import { EVENTS_ERRORS } from './channels/events/events.errors.js';
+import { WEBHOOK_ERRORS } from './channels/webhooks/webhooks.errors.js';
 import { REALTIME_ERRORS } from './channels/realtime/realtime.errors.js';
 import { AUDIT_ERRORS } from './operations/audit/audit.errors.js';
 import { CONSOLE_ERRORS } from './operations/console/console.errors.js';
@@ -50,6 +51,7 @@ registerErrors(
   REMOTE_SESSION_ERRORS,
   BUCKET_ERRORS,
   EVENTS_ERRORS,
+  WEBHOOK_ERRORS,
   REALTIME_ERRORS,
   ACCESS_ERRORS,
   AUDIT_ERRORS,

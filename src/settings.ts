@@ -29,6 +29,7 @@ import { AuditLogSection } from './operations/audit/audit.settings.js';
 import { ConsoleSection } from './operations/console/console.settings.js';
 import { AppConfig, type ConfigSources } from './platform/config/app-config.js';
 import { flatSettings, loadSections, type DeepPartial, type SettingsOf, type SettingsSection } from './platform/config/settings.js';
+import { WebhookSection } from './channels/webhooks/webhook.settings.js';
 
 // The service's settings file, composed from the sections its features own (ADR 27): each
 // feature declares the top-level keys it reads in its `<feature>.settings.ts`, and reads them with
@@ -62,6 +63,7 @@ export const CORE_SECTIONS = [
   { schema: PasswordPolicySection },
   { schema: RealtimeSection },
   { schema: ConsoleSection },
+  { schema: WebhookSection },
 ] as const satisfies readonly SettingsSection[];
 
 // The whole settings file, as one typed object (what `SERVICE_SETTINGS` holds).

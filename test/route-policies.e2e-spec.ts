@@ -122,6 +122,17 @@ const ROUTES = [
   { method: 'DELETE', path: '/auth-api/v1/users/:id/mfa', policy: `authenticated(user,apiKey) ${ADMINS} permission=users.update` },
   { method: 'DELETE', path: '/auth-api/v1/users/:id/sessions', policy: `authenticated(user,apiKey) ${ADMINS} permission=users.update` },
   { method: 'GET', path: '/auth-api/v1/users/:id/sessions', policy: `authenticated(user,apiKey) ${ADMINS} permission=users.read` },
+  // webhooks: a store's administrators for its endpoints, a SaaS administrator for any store it
+  // targets; the secret is in the creation's and the rotation's answers only
+  { method: 'GET', path: '/auth-api/v1/webhooks', policy: `authenticated(user,apiKey) ${ADMINS} permission=webhooks.read saasAdminTargetsAnyStore` },
+  { method: 'POST', path: '/auth-api/v1/webhooks', policy: `authenticated(user,apiKey) ${ADMINS} permission=webhooks.write saasAdminTargetsAnyStore` },
+  { method: 'DELETE', path: '/auth-api/v1/webhooks/:id', policy: `authenticated(user,apiKey) ${ADMINS} permission=webhooks.write saasAdminTargetsAnyStore` },
+  { method: 'GET', path: '/auth-api/v1/webhooks/:id', policy: `authenticated(user,apiKey) ${ADMINS} permission=webhooks.read saasAdminTargetsAnyStore` },
+  { method: 'PATCH', path: '/auth-api/v1/webhooks/:id', policy: `authenticated(user,apiKey) ${ADMINS} permission=webhooks.write saasAdminTargetsAnyStore` },
+  { method: 'GET', path: '/auth-api/v1/webhooks/:id/deliveries', policy: `authenticated(user,apiKey) ${ADMINS} permission=webhooks.read saasAdminTargetsAnyStore` },
+  { method: 'POST', path: '/auth-api/v1/webhooks/:id/deliveries/:deliveryId/retry', policy: `authenticated(user,apiKey) ${ADMINS} permission=webhooks.write saasAdminTargetsAnyStore` },
+  { method: 'POST', path: '/auth-api/v1/webhooks/:id/rotate-secret', policy: `authenticated(user,apiKey) ${ADMINS} permission=webhooks.write saasAdminTargetsAnyStore` },
+  { method: 'POST', path: '/auth-api/v1/webhooks/:id/test', policy: `authenticated(user,apiKey) ${ADMINS} permission=webhooks.write saasAdminTargetsAnyStore` },
   // internal: other services, with a machine token
   { method: 'POST', path: '/auth-api/validateapikey', policy: 'authenticated(machine) permission=none' },
   // verification: the email and mobile flows are public (same answer for unknown identifiers);

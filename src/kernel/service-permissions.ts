@@ -22,6 +22,8 @@ export const P = {
   membersWrite: 'usergroupmembers.write',
   auditLogRead: 'auditLog.read',
   overviewRead: 'overview.read',
+  webhooksRead: 'webhooks.read',
+  webhooksWrite: 'webhooks.write',
 } as const;
 
 export type ServicePermission = (typeof P)[keyof typeof P];
@@ -34,6 +36,7 @@ export const SERVICE_PERMISSION_GROUPS: readonly { groupName: string; permission
   { groupName: 'userGroups', permissions: [P.groupsRead, P.groupsWrite, P.membersRead, P.membersWrite] },
   { groupName: 'auditLog', permissions: [P.auditLogRead] },
   { groupName: 'overview', permissions: [P.overviewRead] },
+  { groupName: 'webhooks', permissions: [P.webhooksRead, P.webhooksWrite] },
 ];
 
 // What only the SaaS level's administrators hold (`superAdmin`, `saasAdmin`): the list of every

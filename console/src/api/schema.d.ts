@@ -1103,6 +1103,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth-api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The store's endpoints, newest first, paged. */
+        get: operations["WebhookController_list"];
+        put?: never;
+        /** Add an endpoint; its signing secret is in this answer only. */
+        post: operations["WebhookController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth-api/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["WebhookController_get"];
+        put?: never;
+        post?: never;
+        /** Delete an endpoint and its delivery log. */
+        delete: operations["WebhookController_delete"];
+        options?: never;
+        head?: never;
+        /** Change the URL, topics, description, or enable / disable it. */
+        patch: operations["WebhookController_update"];
+        trace?: never;
+    };
+    "/auth-api/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The endpoint's deliveries, newest first, paged; `status` filters. */
+        get: operations["WebhookController_deliveryLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth-api/v1/webhooks/{id}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One more attempt of a delivery, now; answers it, attempted. */
+        post: operations["WebhookController_retry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth-api/v1/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new signing secret, in this answer only; the previous one signs beside it for `webhooks.secretOverlapHours`. */
+        post: operations["WebhookController_rotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth-api/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a `webhook.test` event now; answers its delivery, attempted. */
+        post: operations["WebhookController_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth-api/validateapikey": {
         parameters: {
             query?: never;
@@ -1600,6 +1704,24 @@ export interface components {
             /** @description Required when `userNameType` is `asNamePair`. */
             surname?: string;
         };
+        CreateWebhookInput: {
+            description?: string;
+            /** @default true */
+            enabled: boolean;
+            /**
+             * @description The events sent: `user-created`, `user-updated`, `user-deleted`, `store-created`, `apikey-created`, `apikey-deleted`, `notification-created`, `session-ended`, `audit:<action>` (an audit entry, e.g. `audit:user.login.failed`), or `*` for all.
+             * @example [
+             *       "user-created",
+             *       "audit:user.login.failed"
+             *     ]
+             */
+            topics: string[];
+            /**
+             * @description `https` (unless `webhooks.allowHttp`), on a public address (unless `webhooks.allowPrivateNetworks`).
+             * @example https://hooks.example.com/identity
+             */
+            url: string;
+        };
         CredentialDescriptor: {
             /** @description A credential id, base64url. */
             id: string;
@@ -1610,6 +1732,28 @@ export interface components {
         DeletedResponse: {
             /** Format: uuid */
             id: string;
+        };
+        DeliveryResponse: {
+            attempts: number;
+            /** Format: date-time */
+            createdAt: string;
+            durationMs: number | null;
+            /** @description Why the last attempt had no answer (a timeout, a refused address, a connection error). */
+            error: string | null;
+            /** @description The `webhook-id` of every attempt. */
+            eventId: string;
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            lastAttemptAt: string | null;
+            /** Format: date-time */
+            nextAttemptAt: string | null;
+            /** @description The first kilobyte of the last answer. */
+            responseBody: string | null;
+            responseStatus: number | null;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            topic: string;
         };
         DisableTotpInput: {
             /** @example 123456 */
@@ -1651,7 +1795,7 @@ export interface components {
              * @description Stable code to act on.
              * @enum {string}
              */
-            errCode: "MalformedJson" | "ValidationFailed" | "UnknownField" | "ForbiddenField" | "PayloadTooLarge" | "UnsupportedMediaType" | "RouteNotFound" | "Conflict" | "NotAcceptable" | "UnprocessableEntity" | "MethodNotAllowed" | "TooManyRequests" | "Forbidden" | "Unauthorized" | "NotFound" | "InternalError" | "ServiceUnavailable" | "StoreNotFound" | "StoreInactive" | "StoreRegistrationUnavailable" | "StoreTargetingUnavailable" | "TenantMismatch" | "StoreActivationSaasOnly" | "RootStoreAlwaysActive" | "StoreListSaasOnly" | "RootLevelOnly" | "StoreLevelOnly" | "TenantRegisterNotPublic" | "DuplicateIdentifier" | "IdentifierRequired" | "IdentifierNotAccepted" | "InvalidMobile" | "WeakPassword" | "PasswordTooWeak" | "PasswordBreached" | "PasswordCheckUnavailable" | "MissingParameters" | "InvalidCredentials" | "NoLoginFound" | "UserInactive" | "PrincipalNotAccepted" | "KeyNotFound" | "RefreshTokenInvalid" | "RefreshTokenReused" | "SessionNotFound" | "MachineClientNotAllowed" | "ApiKeyPermissionNotHeld" | "ApiKeyOutsideOwnStore" | "UserNotFound" | "RoleNotAssignable" | "WrongCurrentPassword" | "EmailVerificationNeeded" | "MobileVerificationNeeded" | "EmailTwoFactorNeeded" | "MobileTwoFactorNeeded" | "TotpTwoFactorNeeded" | "PasskeyTwoFactorNeeded" | "AccessTokenPending" | "MfaEnrollmentRequired" | "VerificationFlowDisabled" | "VerificationResendTooSoon" | "VerificationCodeInvalid" | "VerificationCodeExpired" | "VerificationAttemptsExceeded" | "SecondFactorNotPending" | "PasswordlessLoginDisabled" | "PasswordlessChannelDisabled" | "WebAuthnNotConfigured" | "PasskeyNotFound" | "PasskeyVerificationFailed" | "PasskeyChallengeExpired" | "TotpCodeInvalid" | "TotpAttemptsExceeded" | "TotpNotEnabled" | "TotpAlreadyEnabled" | "TotpSecretUnreadable" | "MfaCredentialMissing" | "ChallengeFailed" | "SocialProviderNotFound" | "SocialRedirectNotAllowed" | "SocialCodeInvalid" | "SocialProviderUnavailable" | "SsoNotConfigured" | "SsoProviderUnavailable" | "RemoteSessionEnded" | "RemoteSessionUnavailable" | "FileRequired" | "FileNotFound" | "SubscriptionNotFound" | "SessionChanged" | "EventReaderTooSlow" | "RealtimeChannelDisabled" | "RealtimeInvalidChannel" | "RealtimeInvalidEvent" | "RealtimeTooManyChannels" | "RealtimeTooManyEvents" | "RealtimeNotPresenceChannel" | "RealtimeInvalidInfo" | "RealtimeInvalidSocketId" | "RealtimeInvalidParameter" | "RealtimeEncryptionDisabled" | "RealtimeChannelForbidden" | "RealtimeWebhookInvalid" | "RealtimeProviderError" | "PermissionDenied" | "PermissionUnknown" | "PermissionNotHeld" | "PermissionGrantNotFound" | "GrantTargetNotManaged" | "UserGroupsInactive" | "UserGroupNotFound" | "UserGroupMemberNotFound" | "UserGroupMemberExists" | "GlobalGroupSaasOnly" | "AuditCursorInvalid" | "ConsoleNotBuilt";
+            errCode: "MalformedJson" | "ValidationFailed" | "UnknownField" | "ForbiddenField" | "PayloadTooLarge" | "UnsupportedMediaType" | "RouteNotFound" | "Conflict" | "NotAcceptable" | "UnprocessableEntity" | "MethodNotAllowed" | "TooManyRequests" | "Forbidden" | "Unauthorized" | "NotFound" | "InternalError" | "ServiceUnavailable" | "StoreNotFound" | "StoreInactive" | "StoreRegistrationUnavailable" | "StoreTargetingUnavailable" | "TenantMismatch" | "StoreActivationSaasOnly" | "RootStoreAlwaysActive" | "StoreListSaasOnly" | "RootLevelOnly" | "StoreLevelOnly" | "TenantRegisterNotPublic" | "DuplicateIdentifier" | "IdentifierRequired" | "IdentifierNotAccepted" | "InvalidMobile" | "WeakPassword" | "PasswordTooWeak" | "PasswordBreached" | "PasswordCheckUnavailable" | "MissingParameters" | "InvalidCredentials" | "NoLoginFound" | "UserInactive" | "PrincipalNotAccepted" | "KeyNotFound" | "RefreshTokenInvalid" | "RefreshTokenReused" | "SessionNotFound" | "MachineClientNotAllowed" | "ApiKeyPermissionNotHeld" | "ApiKeyOutsideOwnStore" | "UserNotFound" | "RoleNotAssignable" | "WrongCurrentPassword" | "EmailVerificationNeeded" | "MobileVerificationNeeded" | "EmailTwoFactorNeeded" | "MobileTwoFactorNeeded" | "TotpTwoFactorNeeded" | "PasskeyTwoFactorNeeded" | "AccessTokenPending" | "MfaEnrollmentRequired" | "VerificationFlowDisabled" | "VerificationResendTooSoon" | "VerificationCodeInvalid" | "VerificationCodeExpired" | "VerificationAttemptsExceeded" | "SecondFactorNotPending" | "PasswordlessLoginDisabled" | "PasswordlessChannelDisabled" | "WebAuthnNotConfigured" | "PasskeyNotFound" | "PasskeyVerificationFailed" | "PasskeyChallengeExpired" | "TotpCodeInvalid" | "TotpAttemptsExceeded" | "TotpNotEnabled" | "TotpAlreadyEnabled" | "TotpSecretUnreadable" | "MfaCredentialMissing" | "ChallengeFailed" | "SocialProviderNotFound" | "SocialRedirectNotAllowed" | "SocialCodeInvalid" | "SocialProviderUnavailable" | "SsoNotConfigured" | "SsoProviderUnavailable" | "RemoteSessionEnded" | "RemoteSessionUnavailable" | "FileRequired" | "FileNotFound" | "SubscriptionNotFound" | "SessionChanged" | "EventReaderTooSlow" | "WebhooksDisabled" | "WebhookNotFound" | "WebhookUrlRefused" | "WebhookTopicUnknown" | "WebhookLimitReached" | "RealtimeChannelDisabled" | "RealtimeInvalidChannel" | "RealtimeInvalidEvent" | "RealtimeTooManyChannels" | "RealtimeTooManyEvents" | "RealtimeNotPresenceChannel" | "RealtimeInvalidInfo" | "RealtimeInvalidSocketId" | "RealtimeInvalidParameter" | "RealtimeEncryptionDisabled" | "RealtimeChannelForbidden" | "RealtimeWebhookInvalid" | "RealtimeProviderError" | "PermissionDenied" | "PermissionUnknown" | "PermissionNotHeld" | "PermissionGrantNotFound" | "GrantTargetNotManaged" | "UserGroupsInactive" | "UserGroupNotFound" | "UserGroupMemberNotFound" | "UserGroupMemberExists" | "GlobalGroupSaasOnly" | "AuditCursorInvalid" | "ConsoleNotBuilt";
             /** @description A message code, never a sentence: the catalogue's for the `errCode`, or a more precise one where a route names it (`errMsg_<route>RequiresEmail2FA`). */
             message: string;
             /** @description Also in the `x-request-id` header; quote it when reporting a problem. */
@@ -2617,6 +2761,14 @@ export interface components {
             roleId?: Record<string, never>;
             surname?: string;
         };
+        UpdateWebhookInput: {
+            description?: Record<string, never> | null;
+            /** @description Enabling an endpoint the service disabled (`disabledReason`) clears the reason. */
+            enabled?: boolean;
+            /** @description The events sent: `user-created`, `user-updated`, `user-deleted`, `store-created`, `apikey-created`, `apikey-deleted`, `notification-created`, `session-ended`, `audit:<action>` (an audit entry, e.g. `audit:user.login.failed`), or `*` for all. */
+            topics?: string[];
+            url?: string;
+        };
         UploadResponse: {
             accessKey: string;
             /** @enum {string} */
@@ -2711,10 +2863,34 @@ export interface components {
             name: string;
         };
         WebhookResponse: {
-            /** @description events published on the broker */
-            received: number;
-            /** @example OK */
-            status: string;
+            /** Format: date-time */
+            createdAt: string;
+            description: string | null;
+            /** @description Why the service disabled it: `gone` (it answered 410) or `failing` (it failed for `webhooks.disableAfterFailingDays`). */
+            disabledReason: string | null;
+            enabled: boolean;
+            /** Format: uuid */
+            id: string;
+            topics: string[];
+            /** Format: date-time */
+            updatedAt: string;
+            url: string;
+        };
+        WebhookWithSecretResponse: {
+            /** Format: date-time */
+            createdAt: string;
+            description: string | null;
+            /** @description Why the service disabled it: `gone` (it answered 410) or `failing` (it failed for `webhooks.disableAfterFailingDays`). */
+            disabledReason: string | null;
+            enabled: boolean;
+            /** Format: uuid */
+            id: string;
+            /** @description The signing secret (`whsec_` + base64), shown in this answer only. */
+            secret: string;
+            topics: string[];
+            /** Format: date-time */
+            updatedAt: string;
+            url: string;
         };
     };
     responses: {
@@ -5566,6 +5742,332 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    WebhookController_list: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                pageNumber?: number;
+                /** @description Rows per page. Default 20, at most 100 (settings `paging`); larger values are capped. */
+                pageRowCount?: number;
+            };
+            header?: {
+                /** @description Targeted store (tenant); root when absent. */
+                "svc-store-codename"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        webhooks: components["schemas"]["WebhookResponse"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    WebhookController_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Targeted store (tenant); root when absent. */
+                "svc-store-codename"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookInput"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        webhook: components["schemas"]["WebhookWithSecretResponse"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    WebhookController_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Targeted store (tenant); root when absent. */
+                "svc-store-codename"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        webhook: components["schemas"]["WebhookResponse"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    WebhookController_delete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Targeted store (tenant); root when absent. */
+                "svc-store-codename"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        webhook: components["schemas"]["DeletedResponse"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    WebhookController_update: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Targeted store (tenant); root when absent. */
+                "svc-store-codename"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookInput"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        webhook: components["schemas"]["WebhookResponse"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    WebhookController_deliveryLog: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                pageNumber?: number;
+                /** @description Rows per page. Default 20, at most 100 (settings `paging`); larger values are capped. */
+                pageRowCount?: number;
+                status?: "pending" | "delivered" | "failed";
+            };
+            header?: {
+                /** @description Targeted store (tenant); root when absent. */
+                "svc-store-codename"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        deliveries: components["schemas"]["DeliveryResponse"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    WebhookController_retry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Targeted store (tenant); root when absent. */
+                "svc-store-codename"?: string;
+            };
+            path: {
+                deliveryId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        delivery: components["schemas"]["DeliveryResponse"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    WebhookController_rotateSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Targeted store (tenant); root when absent. */
+                "svc-store-codename"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        webhook: components["schemas"]["WebhookWithSecretResponse"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    WebhookController_test: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Targeted store (tenant); root when absent. */
+                "svc-store-codename"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        delivery: components["schemas"]["DeliveryResponse"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };

@@ -19,6 +19,6 @@ import { EventsService } from './events.service.js';
   imports: [BrokerModule, AuthModule, ApiKeyModule, StoreModule, UserModule],
   controllers: [EventsController],
   providers: [EventAccessService, EventPrincipals, EventHub, EventsService, EventsGateway, EventBridge],
-  exports: [EventsService],
+  exports: [EventsService, EventBridge],
 })
 export class EventChannelModule {}

@@ -119,6 +119,7 @@ const TAGS: [name: string, description: string][] = [
   ['notifications', 'The caller\'s in-app notifications.'],
   ['events', 'Live events of the store as a server-sent event stream (also over Socket.IO).'],
   ['realtime', 'The Pusher-compatible channel: channel authorization, user authentication, provider webhooks.'],
+  ['webhooks', 'A store\'s webhook endpoints: its events sent to backend services as signed (Standard Webhooks), retried requests, with a delivery log.'],
   ['overview', 'A store at a glance for the admin console: users, live sessions, sign-ins.'],
   ['audit log', 'The store\'s security audit log: read, exported, its hash chain checked.'],
   ['health', 'Liveness and readiness, for orchestrators and load balancers.'],
