@@ -36,7 +36,7 @@ const event = (id: string, name = 'user.created'): OutboxRow => ({ id, storeId: 
 
 function dispatcher(providers: object[], hold?: DispatchHold) {
   const outbox = new MemoryOutbox();
-  const config = { settings: { domainEvents: { sweepSeconds: 5, leaseSeconds: 30, retentionHours: 24 } } };
+  const config = { section: () => ({ domainEvents: { sweepSeconds: 5, leaseSeconds: 30, retentionHours: 24 } }) };
   const discovery = { getProviders: () => providers.map((instance) => ({ instance, isDependencyTreeStatic: () => true })) };
   const d = new DomainEventDispatcher(outbox as unknown as Outbox, config as unknown as AppConfig, discovery as unknown as DiscoveryService, new MetadataScanner(), hold);
   d.onModuleInit();

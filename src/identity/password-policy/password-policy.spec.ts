@@ -18,7 +18,7 @@ const SHIPPED: PasswordPolicySettings = {
 function policy(settings: Partial<PasswordPolicySettings> = {}, count?: number) {
   const asked: string[] = [];
   const breaches = { count: async (password: string) => (asked.push(password), count) } as unknown as BreachedPasswords;
-  const config = { settings: { passwordPolicy: { ...SHIPPED, ...settings, breachedCheck: { ...SHIPPED.breachedCheck, ...settings.breachedCheck } } } } as unknown as AppConfig;
+  const config = { section: () => ({ passwordPolicy: { ...SHIPPED, ...settings, breachedCheck: { ...SHIPPED.breachedCheck, ...settings.breachedCheck } } }) } as unknown as AppConfig;
   return { service: new PasswordPolicyService(config, breaches), asked };
 }
 
