@@ -1,12 +1,8 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { fork, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import type { FromOutboxService, OutboxServiceOptions, ToOutboxService } from './fixtures/outbox-service.js';
+import { freshDatabase, Service, until } from './fixtures/service-process.js';
 import { PASSWORD, unique, uniqueEmail } from './helpers.js';
 
 // Domain events are durable: a service that committed changes is killed (SIGKILL, no shutdown)
@@ -17,81 +13,8 @@ import { PASSWORD, unique, uniqueEmail } from './helpers.js';
 // PostgreSQL (a fresh database on the DATABASE_URL server, so that no other file's service sweeps
 // these events) and Redis when set.
 
-const FIXTURE = fileURLToPath(new URL('./fixtures/outbox-service.ts', import.meta.url));
-const RUN_TS = fileURLToPath(new URL('./fixtures/run-ts.mjs', import.meta.url));
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const REGISTRATIONS = 12;
-
-async function until<T>(what: string, ms: number, probe: () => T | undefined | false, output: () => string): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}\n--- service output ---\n${output().slice(-4000)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-// The service in its child process, driven over IPC.
-class Service {
-  readonly child: ChildProcess;
-  readonly received: FromOutboxService[] = [];
-  private output = '';
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-
-  constructor(options: OutboxServiceOptions) {
-    this.child = fork(FIXTURE, [JSON.stringify(options)], {
-      execArgv: ['--import', RUN_TS, '--enable-source-maps'],
-      env: { ...process.env, NODE_OPTIONS: '' }, // not Jest's --experimental-vm-modules
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    });
-    this.child.on('message', (m: FromOutboxService) => this.received.push(m));
-    this.child.stdout!.on('data', (d: Buffer) => (this.output += d.toString()));
-    this.child.stderr!.on('data', (d: Buffer) => (this.output += d.toString()));
-    this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
-  }
-
-  async ready(): Promise<string> {
-    const ready = await until('the service to listen', 120_000, () => this.received.find((m) => m.type === 'ready' || m.type === 'error'), () => this.output);
-    if (ready.type !== 'ready') throw new Error(`the service failed: ${JSON.stringify(ready)}\n${this.output.slice(-4000)}`);
-    return ready.url;
-  }
-
-  of<T extends FromOutboxService['type']>(type: T): Extract<FromOutboxService, { type: T }>[] {
-    return this.received.filter((m): m is Extract<FromOutboxService, { type: T }> => m.type === type);
-  }
-
-  log(): string {
-    return this.output;
-  }
-
-  async stop(): Promise<void> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-    this.child.send({ type: 'stop' } satisfies ToOutboxService);
-    let timer: NodeJS.Timeout | undefined;
-    const stopped = await Promise.race([this.exited, new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), 15_000)))]);
-    clearTimeout(timer);
-    if (!stopped) this.child.kill('SIGKILL');
-  }
-}
-
-// A database of its own: a new one on the DATABASE_URL server, else the embedded one in a folder.
-async function freshDatabase(dir: string): Promise<{ options: Pick<OutboxServiceOptions, 'databaseUrl' | 'dataDir'>; drop(): Promise<void> }> {
-  if (!process.env.DATABASE_URL) return { options: { dataDir: join(dir, 'data') }, drop: async () => undefined };
-  const name = `outbox_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  const url = new URL(process.env.DATABASE_URL);
-  url.pathname = `/${name}`;
-  return {
-    options: { databaseUrl: url.href, dataDir: ':memory:' },
-    drop: async () => {
-      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await admin.end();
-    },
-  };
-}
 
 describe('domain events of a service killed (SIGKILL) between their commits and their delivery', () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-outbox-'));

@@ -95,8 +95,9 @@ export class WebhookDeliveries implements OnModuleInit, OnApplicationBootstrap, 
     this.sender.close();
   }
 
+  // How long a delivery stays with the process that took it: twice an attempt's limit and a margin.
   private get leaseMs(): number {
-    return this.webhooks.settings.timeoutMs + 30_000;
+    return this.webhooks.settings.timeoutMs * 2 + 5_000;
   }
 
   @OnDomainEvent(...BRIDGED_EVENTS)
