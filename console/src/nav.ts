@@ -9,6 +9,7 @@ import Security from './screens/Security';
 import Sessions from './screens/Sessions';
 import StoreScreen from './screens/Store';
 import Users from './screens/Users';
+import Webhooks from './screens/Webhooks';
 
 export interface ScreenProps {
   session: Session;
@@ -27,6 +28,7 @@ export const NAV: NavEntry[] = [
   { path: 'users', label: 'Users', screen: Users },
   { path: 'sessions', label: 'Sessions', screen: Sessions },
   { path: 'apikeys', label: 'API keys', screen: ApiKeys },
+  { path: 'webhooks', label: 'Webhooks', screen: Webhooks },
   { path: 'access', label: 'Access', screen: Access },
   { path: 'audit', label: 'Audit log', screen: AuditLog },
   { path: 'events', label: 'Live events', screen: LiveEvents },

@@ -122,6 +122,7 @@ const FEATURES_OFF: Record<string, FeatureOff> = {
   UserGroupsInactive: { what: 'User groups are', key: 'userGroupsActive' },
   WebAuthnNotConfigured: { what: 'Passkeys are', key: 'webauthn' },
   SubscriptionNotFound: { what: 'This event subscription is', key: 'eventSubscriptions' },
+  WebhooksDisabled: { what: 'Webhooks are', key: 'webhooks.enabled' },
 };
 
 export function featureOff(error: unknown): FeatureOff | undefined {
