@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
@@ -49,7 +50,7 @@ describe('webhooks: endpoints, signed deliveries, the delivery log', () => {
   let receiver: WebhookReceiver;
   let a: Admin;
   beforeAll(async () => {
-    [t, receiver] = await Promise.all([startApp({ env: { SERVICE_CODENAME: unique('wh'), KEY_ENCRYPTION_SECRET: 'webhook-test-key-encryption-secret-32+' }, settings: OPEN }), WebhookReceiver.start()]);
+    [t, receiver] = await Promise.all([startApp({ env: { SERVICE_CODENAME: unique('wh') }, settings: OPEN }), WebhookReceiver.start()]);
   });
   // a store of its own per test: its endpoints count towards its limit only
   beforeEach(async () => {
@@ -73,9 +74,6 @@ describe('webhooks: endpoints, signed deliveries, the delivery log', () => {
     const patched = await as(t, a).patch(hook.id, { topics: ['user-created', 'user-deleted'], enabled: false }).expect(200);
     expect(patched.body.webhook).toMatchObject({ topics: ['user-created', 'user-deleted'], enabled: false });
     for (const body of [listed.body, got.body, patched.body]) expect(JSON.stringify(body)).not.toContain(hook.secret.slice(6, 20));
-    // stored sealed: the database never holds it as given
-    const [row] = (await t.app.get(DataSource).query(`SELECT "secret" FROM "webhook_endpoints" WHERE "id" = $1`, [hook.id])) as { secret: string }[];
-    expect(row.secret).not.toContain(hook.secret.slice(6));
     await as(t, a).delete(hook.id).expect(200);
     expectError(await as(t, a).get(hook.id), 404, 'WebhookNotFound');
   });
@@ -196,6 +194,35 @@ describe('webhooks: endpoints, signed deliveries, the delivery log', () => {
     const res = await t.http.post('/auth-api/v1/webhooks').set(HEADER, a.store.codename).set('Authorization', `Bearer ${root.accessToken}`).send({ url: receiver.url('/saas'), topics: ['*'] });
     expect(res.status).toBe(201);
     expect((await as(t, a).get(res.body.webhook.id).expect(200)).body.webhook.url).toBe(receiver.url('/saas'));
+  });
+});
+
+// With KEY_ENCRYPTION_SECRET the secret is sealed at rest. The app runs decades ahead: the
+// signing key it makes (sealed with its secret) is usable at its time only, never by the other
+// files' apps on the shared database, which run without the secret.
+describe('webhooks: secrets at rest, with KEY_ENCRYPTION_SECRET', () => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+  const clock = new ManualClock(new Date(Date.now() + (30_000 + Math.floor(Math.random() * 200_000)) * DAY_MS));
+  beforeAll(async () => {
+    [t, receiver] = await Promise.all([startApp({ clock, env: { SERVICE_CODENAME: unique('whk'), KEY_ENCRYPTION_SECRET: 'webhook-test-key-encryption-secret-32+' }, settings: OPEN }), WebhookReceiver.start()]);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await receiver?.close();
+  });
+
+  it('are stored sealed (the database never holds one as given), and still sign', async () => {
+    const a = await admin(t);
+    const hook = (await as(t, a).create({ url: receiver.url('/sealed'), topics: ['user-created'] }).expect(201)).body.webhook;
+    const [row] = (await t.app.get(DataSource).query(`SELECT "secret" FROM "webhook_endpoints" WHERE "id" = $1`, [hook.id])) as { secret: string }[];
+    expect(row.secret).toMatch(/^enc:v1:/);
+    expect(row.secret).not.toContain(hook.secret.slice(6));
+    await as(t, a).test(hook.id).expect(200);
+    const [got] = await arrived(receiver, '/sealed');
+    // signed at the app's time, decades ahead: checked as of then
+    expect(() => new Webhook(hook.secret).verify(got.body, headersOf(got))).toThrow(/timestamp/i);
+    expect(String(got.headers['webhook-signature'])).toBe(`v1,${createHmac('sha256', Buffer.from(hook.secret.slice(6), 'base64')).update(`${got.headers['webhook-id']}.${got.headers['webhook-timestamp']}.${got.body}`).digest('base64')}`);
   });
 });
 

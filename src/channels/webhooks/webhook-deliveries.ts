@@ -31,6 +31,7 @@ const BUSY_RETRY_MS = 500;
 const SWEEP_EVERY_MS = 1_000;
 const SWEEP_BATCH = 200;
 const MAX_QUEUED = 5_000;
+const DEPTH_EVERY_MS = 100;
 
 const DISABLED_TEMPLATE = 'webhookDisabled';
 const DISABLED_TEMPLATES: TemplateSetting[] = [
@@ -59,6 +60,8 @@ export class WebhookDeliveries implements OnModuleInit, OnApplicationBootstrap, 
   private sweepTimer?: NodeJS.Timeout;
   private sweeping = false;
   private stopAudit?: () => void;
+  private depth = 0;
+  private depthAt = -Infinity;
 
   constructor(
     private readonly repo: WebhookRepository,
@@ -83,7 +86,7 @@ export class WebhookDeliveries implements OnModuleInit, OnApplicationBootstrap, 
     this.stopAudit = this.publisher.onPublished((topic, data) => {
       if (topic.startsWith(prefix)) void this.auditEntry(data).catch((err: unknown) => this.logger.warn({ err, topic }, 'audit entry not handed to webhooks'));
     });
-    await this.queue.start((id) => this.attempt(id).then(() => undefined));
+    await this.queue.start((id) => this.run(id));
     this.sweepTimer = setInterval(() => void this.sweep(), SWEEP_EVERY_MS);
     this.sweepTimer.unref();
   }
@@ -126,11 +129,22 @@ export class WebhookDeliveries implements OnModuleInit, OnApplicationBootstrap, 
     if (!subscribed.length) return;
     const body = await this.body(storeId, topic, data);
     const now = this.clock.now();
-    const room = (await this.queue.depth()) < MAX_QUEUED;
+    const room = (await this.queuedRecently()) < MAX_QUEUED;
     const nextAttemptAt = room ? new Date(now.getTime() + this.leaseMs) : now;
     const rows: NewDelivery[] = subscribed.map((e) => ({ id: randomUUID(), endpointId: e.id, eventId, topic, body, nextAttemptAt }));
     const written = await this.repo.insertDeliveries(storeId, rows);
     if (room) for (const id of written) await this.queue.enqueue(id);
+  }
+
+  // The queue's depth, asked at most every DEPTH_EVERY_MS (with BullMQ each ask is a round trip to
+  // Redis); the jobs queued since are counted on top.
+  private async queuedRecently(): Promise<number> {
+    const now = performance.now();
+    if (now - this.depthAt > DEPTH_EVERY_MS) {
+      this.depthAt = now;
+      this.depth = await this.queue.depth();
+    } else this.depth++;
+    return this.depth;
   }
 
   private async body(storeId: string, topic: string, data: Record<string, unknown>): Promise<string> {
@@ -142,13 +156,13 @@ export class WebhookDeliveries implements OnModuleInit, OnApplicationBootstrap, 
   async sendTest(endpoint: WebhookEndpointEntity): Promise<WebhookDeliveryEntity> {
     const body = await this.body(endpoint.storeId, TEST_TOPIC, { webhookId: endpoint.id, message: 'a test event, sent on request' });
     const [id] = await this.repo.insertDeliveries(endpoint.storeId, [{ id: randomUUID(), endpointId: endpoint.id, eventId: `msg_${randomUUID()}`, topic: TEST_TOPIC, body, nextAttemptAt: new Date(this.clock.now().getTime() + this.leaseMs) }]);
-    return this.attempt(id, true);
+    return this.attempt(id);
   }
 
   // `POST .../deliveries/:id/retry`: one more attempt now, whatever its state.
   async retry(delivery: WebhookDeliveryEntity): Promise<WebhookDeliveryEntity> {
     await this.repo.takeNow(delivery.storeId, delivery.id, this.clock.now(), this.leaseMs);
-    return this.attempt(delivery.id, true);
+    return this.attempt(delivery.id);
   }
 
   // Queues what is due: retries whose time came, and deliveries a process took and did not
@@ -159,7 +173,7 @@ export class WebhookDeliveries implements OnModuleInit, OnApplicationBootstrap, 
     try {
       const room = MAX_QUEUED - (await this.queue.depth());
       if (room <= 0) return 0;
-      const ids = await this.repo.claimDue(this.clock.now(), this.leaseMs, Math.min(room, SWEEP_BATCH));
+      const ids = await this.repo.claimDue(this.clock.now(), this.leaseMs, Math.min(room, SWEEP_BATCH), this.busyEndpoints());
       for (const id of ids) await this.queue.enqueue(id);
       return ids.length;
     } catch (err) {
@@ -170,22 +184,40 @@ export class WebhookDeliveries implements OnModuleInit, OnApplicationBootstrap, 
     }
   }
 
-  // One attempt of a pending delivery (a delivered or failed one is left as it is, unless
-  // `asked`: a retry or a test). Never throws: the outcome is the row's.
-  async attempt(id: string, asked = false): Promise<WebhookDeliveryEntity> {
+  // A queued job: one attempt of a pending delivery.
+  private async run(id: string): Promise<void> {
     const delivery = await this.repo.findForAttempt(id);
-    if (!delivery || (delivery.status !== 'pending' && !asked)) return delivery!;
+    if (delivery?.status === 'pending') await this.tryOnce(delivery, false);
+  }
+
+  // One attempt, asked for (a retry or a test): made whatever the delivery's state; answers it.
+  async attempt(id: string, asked = true): Promise<WebhookDeliveryEntity> {
+    const delivery = await this.repo.findForAttempt(id);
+    if (!delivery) throw new Error(`no webhook delivery ${id}`);
+    await this.tryOnce(delivery, asked);
+    return (await this.repo.findForAttempt(id)) ?? delivery;
+  }
+
+  // Endpoints with all of this process's slots in use: the sweep leaves their deliveries alone.
+  private busyEndpoints(): string[] {
+    return [...this.busy].filter(([, running]) => running >= PER_ENDPOINT).map(([id]) => id);
+  }
+
+  // Never throws: the outcome is the row's. A delivery whose endpoint has every slot in use is
+  // put back, untried, for when one is free (the sweep passes over such endpoints meanwhile).
+  private async tryOnce(delivery: WebhookDeliveryEntity, asked: boolean): Promise<void> {
+    const { id } = delivery;
     const endpoint = await this.repo.findEndpoint(delivery.storeId, delivery.endpointId);
-    if (!endpoint) return delivery;
+    if (!endpoint) return;
     const now = this.clock.now();
     if (!endpoint.enabled && !asked) {
       await this.repo.recordAttempt(id, { status: 'failed', responseStatus: null, responseBody: null, error: 'the endpoint is disabled', durationMs: 0, at: now, nextAttemptAt: null });
-      return (await this.repo.findForAttempt(id))!;
+      return;
     }
     const running = this.busy.get(endpoint.id) ?? 0;
     if (running >= PER_ENDPOINT && !asked) {
       await this.repo.postpone(id, new Date(now.getTime() + BUSY_RETRY_MS));
-      return delivery;
+      return;
     }
     this.busy.set(endpoint.id, running + 1);
     try {
@@ -218,7 +250,6 @@ export class WebhookDeliveries implements OnModuleInit, OnApplicationBootstrap, 
       if (left) this.busy.set(endpoint.id, left);
       else this.busy.delete(endpoint.id);
     }
-    return (await this.repo.findForAttempt(id)) ?? delivery;
   }
 
   // Disabled by the service: its pending deliveries fail, the audit log says why, the store's

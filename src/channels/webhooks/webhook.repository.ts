@@ -123,14 +123,15 @@ export class WebhookRepository {
   // lease, so another replica's sweep leaves them while this one attempts them; a process that
   // died leaves them due again when the lease ends). SKIP LOCKED: sweeps side by side take
   // different rows.
-  async claimDue(now: Date, leaseMs: number, limit: number): Promise<string[]> {
+  // `skip`: endpoints whose deliveries the caller cannot attempt now (every slot in use).
+  async claimDue(now: Date, leaseMs: number, limit: number, skip: readonly string[] = []): Promise<string[]> {
     const [rows] = (await this.dataSource.query(
       `UPDATE "webhook_deliveries" d SET "nextAttemptAt" = $1::timestamptz + make_interval(secs => $2::double precision / 1000)
         WHERE d."id" IN (
-          SELECT "id" FROM "webhook_deliveries" WHERE "status" = 'pending' AND "nextAttemptAt" <= $1::timestamptz
+          SELECT "id" FROM "webhook_deliveries" WHERE "status" = 'pending' AND "nextAttemptAt" <= $1::timestamptz AND NOT ("endpointId" = ANY($4::uuid[]))
           ORDER BY "nextAttemptAt" LIMIT $3 FOR UPDATE SKIP LOCKED
         ) RETURNING d."id"`,
-      [now, leaseMs, limit],
+      [now, leaseMs, limit, skip],
     )) as [{ id: string }[], number];
     return rows.map((r) => r.id);
   }
