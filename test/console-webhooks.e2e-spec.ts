@@ -206,11 +206,15 @@ describeInBrowser('the console Webhooks screen in a real browser (Chromium)', ()
     await log.getByText('No pending deliveries.').waitFor();
     await log.getByLabel('Status').selectOption('delivered');
     await log.getByText('2 deliveries, newest first.').waitFor();
-    expect((await rows.first().getByRole('cell').allInnerTexts()).slice(0, 4)).toEqual(['webhook.test', 'delivered', '2', expect.stringMatching(/^200 \(\d+ ms\)$/)]);
-    expect(receiver.to(path)).toHaveLength(3);
+    // At least its second attempt (delivery is at least once: on a loaded CI machine a third was
+    // once recorded, each with the same webhook-id)
+    const retried = (await rows.first().getByRole('cell').allInnerTexts()).slice(0, 4);
+    expect(retried).toEqual(['webhook.test', 'delivered', expect.stringMatching(/^[23]$/), expect.stringMatching(/^200 \(\d+ ms\)$/)]);
+    expect(receiver.to(path).length).toBeGreaterThanOrEqual(3);
+    expect(new Set(receiver.to(path).slice(1).map((r) => r.headers['webhook-id'])).size).toBe(1);
     const deliveries = await api(store, owner.accessToken).get(`/auth-api/v1/webhooks/${id}/deliveries`).expect(200);
     expect(deliveries.body.deliveries.map((d: { status: string; attempts: number }) => [d.status, d.attempts])).toEqual([
-      ['delivered', 2],
+      ['delivered', Number(retried[2])],
       ['delivered', 1],
     ]);
 
