@@ -58,6 +58,10 @@ export class WebhookDeliveryEntity {
   @Column({ type: 'uuid' })
   endpointId: string;
 
+  // The deployment that wrote it (SERVICE_CODENAME): its sweeps take its own deliveries only.
+  @Column({ type: 'varchar', length: 31, default: '' })
+  service: string;
+
   @Column({ type: 'varchar', length: 64 })
   eventId: string;
 

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { PageRequest } from '../../kernel/paging.js';
+import { AppConfig } from '../../platform/config/app-config.js';
 import { managerOf, type Tx } from '../../platform/database/transactions.js';
 import { WebhookDeliveryEntity, WebhookEndpointEntity, type DeliveryStatus } from './webhook.entity.js';
 
@@ -21,7 +22,14 @@ export interface AttemptOutcome {
 // reads a delivery by its id alone (a job names only the delivery, whose row names its store).
 @Injectable()
 export class WebhookRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  private readonly service: string;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    config: AppConfig,
+  ) {
+    this.service = config.env.SERVICE_CODENAME;
+  }
 
   private get endpoints() {
     return this.dataSource.getRepository(WebhookEndpointEntity);
@@ -95,7 +103,7 @@ export class WebhookRepository {
       .createQueryBuilder()
       .insert()
       .into(WebhookDeliveryEntity)
-      .values(rows.map((r) => ({ ...r, storeId, status: 'pending' as const })))
+      .values(rows.map((r) => ({ ...r, storeId, service: this.service, status: 'pending' as const })))
       .orIgnore()
       .returning(['id'])
       .execute();
@@ -119,7 +127,7 @@ export class WebhookRepository {
     });
   }
 
-  // Pending deliveries due by `now`, taken for `leaseMs` (their next attempt is moved past the
+  // This deployment's pending deliveries due by `now`, taken for `leaseMs` (their next attempt is moved past the
   // lease, so another replica's sweep leaves them while this one attempts them; a process that
   // died leaves them due again when the lease ends). SKIP LOCKED: sweeps side by side take
   // different rows.
@@ -128,10 +136,10 @@ export class WebhookRepository {
     const [rows] = (await this.dataSource.query(
       `UPDATE "webhook_deliveries" d SET "nextAttemptAt" = $1::timestamptz + make_interval(secs => $2::double precision / 1000)
         WHERE d."id" IN (
-          SELECT "id" FROM "webhook_deliveries" WHERE "status" = 'pending' AND "nextAttemptAt" <= $1::timestamptz AND NOT ("endpointId" = ANY($4::uuid[]))
+          SELECT "id" FROM "webhook_deliveries" WHERE "status" = 'pending' AND "service" = $5 AND "nextAttemptAt" <= $1::timestamptz AND NOT ("endpointId" = ANY($4::uuid[]))
           ORDER BY "nextAttemptAt" LIMIT $3 FOR UPDATE SKIP LOCKED
         ) RETURNING d."id"`,
-      [now, leaseMs, limit, skip],
+      [now, leaseMs, limit, skip, this.service],
     )) as [{ id: string }[], number];
     return rows.map((r) => r.id);
   }
