@@ -55,7 +55,14 @@ export class WebhookSender {
 // answer like any other, and not a success); at most 64 KB of the answer is read. The address is
 // checked at connection time, after resolution (guardedLookup), so a name that now resolves to a
 // refused address is refused; an IP written in the URL is checked before.
-function sendWebhook(input: SendInput, agents: { http: HttpAgent; https: HttpsAgent }): Promise<SendResult> {
+// A kept-alive connection the endpoint closed as it was reused fails at once (ECONNRESET, EPIPE)
+// without the request having been read: such an attempt is made again, once, on a new connection.
+async function sendWebhook(input: SendInput, agents: { http: HttpAgent; https: HttpsAgent }): Promise<SendResult> {
+  const first = await sendOnce(input, agents);
+  return first.staleConnection ? sendOnce(input, agents) : first;
+}
+
+function sendOnce(input: SendInput, agents: { http: HttpAgent; https: HttpsAgent }): Promise<SendResult & { staleConnection?: boolean }> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   return new Promise((resolve) => {
@@ -80,7 +87,7 @@ function sendWebhook(input: SendInput, agents: { http: HttpAgent; https: HttpsAg
       'webhook-signature': signatures(input.secrets, input.id, new Date(unixSeconds * 1000), input.body),
     };
     let settled = false;
-    const done = (result: Omit<SendResult, 'durationMs'>) => {
+    const done = (result: Omit<SendResult, 'durationMs'> & { staleConnection?: boolean }) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -107,6 +114,7 @@ function sendWebhook(input: SendInput, agents: { http: HttpAgent; https: HttpsAg
       done({ status: null, body: null, error: `no answer within ${input.timeoutMs} ms` });
     }, input.timeoutMs);
     req.on('error', (err: NodeJS.ErrnoException) => {
+      if (req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) return done({ status: null, body: null, error: err.code, staleConnection: true });
       const error = err instanceof RefusedAddressError ? `refused: ${err.message}` : `${err.code ?? err.name}: ${err.message}`.slice(0, 300);
       done({ status: null, body: null, error });
     });
