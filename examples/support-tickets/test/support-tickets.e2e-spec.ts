@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connectSocket, listen } from '../../../test/event-clients.js';
-import { expectError, login, PASSWORD, registerStore, startApp, uniqueEmail, waitFor, type RegisteredStore, type TestApp } from '../../../test/helpers.js';
+import { expectError, login, PASSWORD, registerStore, startApp, unique, uniqueEmail, waitFor, type RegisteredStore, type TestApp } from '../../../test/helpers.js';
 import supportTickets from '../index.js';
 
 // The example extension mounted on the real service: its routes behind the service's guard,
@@ -24,13 +24,18 @@ function as<R extends { set(name: string, value: string): R }>(req: R, store: Re
   return req.set(HEADER, store.codename).set('Authorization', `Bearer ${bearer}`);
 }
 
+
+// The apps with the extension are a deployment of their own (SERVICE_CODENAME): on Redis every app of
+// one codename shares the notification queue and the outbox, and only these know the extension's
+// templates and listeners (replicas of one deployment load the same extensions).
+const OWN = { SERVICE_CODENAME: unique('tickets') };
 describe('the support-tickets extension', () => {
   let t: TestApp;
   let store: RegisteredStore;
   let owner: string;
   let user: Member;
   beforeAll(async () => {
-    t = await startApp({ extensions: [supportTickets], settings: { supportTickets: { maxOpenPerUser: 2 } } });
+    t = await startApp({ env: OWN, extensions: [supportTickets], settings: { supportTickets: { maxOpenPerUser: 2 } } });
     store = await registerStore(t.http);
     owner = (await login(t.http, store.ownerEmail, PASSWORD, store.codename)).accessToken;
     user = await member(t, store, owner);
@@ -95,7 +100,7 @@ describe('the support-tickets extension', () => {
 
   it('adds its permissions to the catalogue: a grant lets a tenantUser list the store tickets (PBAC)', async () => {
     // the owner ships with what it hands out (docs/access-control.md)
-    const pbac = await startApp({ extensions: [supportTickets], settings: { pbacIsActive: true, roleGrants: { tenantOwner: ['tickets.read', 'tickets.close'] } } });
+    const pbac = await startApp({ env: OWN, extensions: [supportTickets], settings: { pbacIsActive: true, roleGrants: { tenantOwner: ['tickets.read', 'tickets.close'] } } });
     try {
       const s = await registerStore(pbac.http);
       const o = (await login(pbac.http, s.ownerEmail, PASSWORD, s.codename)).accessToken;
@@ -149,7 +154,7 @@ describe('the support-tickets extension', () => {
 
 describe('the support-tickets extension, settings and listener', () => {
   it('opens a welcome ticket for each new user when its settings ask', async () => {
-    const t = await startApp({ extensions: [supportTickets], settings: { supportTickets: { welcomeTicket: true } } });
+    const t = await startApp({ env: OWN, extensions: [supportTickets], settings: { supportTickets: { welcomeTicket: true } } });
     try {
       const store = await registerStore(t.http);
       const owner = (await login(t.http, store.ownerEmail, PASSWORD, store.codename)).accessToken;
