@@ -1795,7 +1795,7 @@ export interface components {
              * @description Stable code to act on.
              * @enum {string}
              */
-            errCode: "MalformedJson" | "ValidationFailed" | "UnknownField" | "ForbiddenField" | "PayloadTooLarge" | "UnsupportedMediaType" | "RouteNotFound" | "Conflict" | "NotAcceptable" | "UnprocessableEntity" | "MethodNotAllowed" | "TooManyRequests" | "Forbidden" | "Unauthorized" | "NotFound" | "InternalError" | "ServiceUnavailable" | "StoreNotFound" | "StoreInactive" | "StoreRegistrationUnavailable" | "StoreTargetingUnavailable" | "TenantMismatch" | "StoreActivationSaasOnly" | "RootStoreAlwaysActive" | "StoreListSaasOnly" | "RootLevelOnly" | "StoreLevelOnly" | "TenantRegisterNotPublic" | "DuplicateIdentifier" | "IdentifierRequired" | "IdentifierNotAccepted" | "InvalidMobile" | "WeakPassword" | "PasswordTooWeak" | "PasswordBreached" | "PasswordCheckUnavailable" | "MissingParameters" | "InvalidCredentials" | "NoLoginFound" | "UserInactive" | "PrincipalNotAccepted" | "KeyNotFound" | "RefreshTokenInvalid" | "RefreshTokenReused" | "SessionNotFound" | "MachineClientNotAllowed" | "ApiKeyPermissionNotHeld" | "ApiKeyOutsideOwnStore" | "UserNotFound" | "RoleNotAssignable" | "WrongCurrentPassword" | "EmailVerificationNeeded" | "MobileVerificationNeeded" | "EmailTwoFactorNeeded" | "MobileTwoFactorNeeded" | "TotpTwoFactorNeeded" | "PasskeyTwoFactorNeeded" | "AccessTokenPending" | "MfaEnrollmentRequired" | "VerificationFlowDisabled" | "VerificationResendTooSoon" | "VerificationCodeInvalid" | "VerificationCodeExpired" | "VerificationAttemptsExceeded" | "SecondFactorNotPending" | "PasswordlessLoginDisabled" | "PasswordlessChannelDisabled" | "WebAuthnNotConfigured" | "PasskeyNotFound" | "PasskeyVerificationFailed" | "PasskeyChallengeExpired" | "TotpCodeInvalid" | "TotpAttemptsExceeded" | "TotpNotEnabled" | "TotpAlreadyEnabled" | "TotpSecretUnreadable" | "MfaCredentialMissing" | "ChallengeFailed" | "SocialProviderNotFound" | "SocialRedirectNotAllowed" | "SocialCodeInvalid" | "SocialProviderUnavailable" | "SsoNotConfigured" | "SsoProviderUnavailable" | "RemoteSessionEnded" | "RemoteSessionUnavailable" | "FileRequired" | "FileNotFound" | "SubscriptionNotFound" | "SessionChanged" | "EventReaderTooSlow" | "WebhooksDisabled" | "WebhookNotFound" | "WebhookUrlRefused" | "WebhookTopicUnknown" | "WebhookLimitReached" | "RealtimeChannelDisabled" | "RealtimeInvalidChannel" | "RealtimeInvalidEvent" | "RealtimeTooManyChannels" | "RealtimeTooManyEvents" | "RealtimeNotPresenceChannel" | "RealtimeInvalidInfo" | "RealtimeInvalidSocketId" | "RealtimeInvalidParameter" | "RealtimeEncryptionDisabled" | "RealtimeChannelForbidden" | "RealtimeWebhookInvalid" | "RealtimeProviderError" | "PermissionDenied" | "PermissionUnknown" | "PermissionNotHeld" | "PermissionGrantNotFound" | "GrantTargetNotManaged" | "UserGroupsInactive" | "UserGroupNotFound" | "UserGroupMemberNotFound" | "UserGroupMemberExists" | "GlobalGroupSaasOnly" | "AuditCursorInvalid" | "ConsoleNotBuilt";
+            errCode: "MalformedJson" | "ValidationFailed" | "UnknownField" | "ForbiddenField" | "PayloadTooLarge" | "UnsupportedMediaType" | "RouteNotFound" | "Conflict" | "NotAcceptable" | "UnprocessableEntity" | "MethodNotAllowed" | "TooManyRequests" | "Forbidden" | "Unauthorized" | "NotFound" | "InternalError" | "ServiceUnavailable" | "StoreNotFound" | "StoreInactive" | "StoreRegistrationUnavailable" | "StoreTargetingUnavailable" | "TenantMismatch" | "StoreActivationSaasOnly" | "RootStoreAlwaysActive" | "StoreListSaasOnly" | "RootLevelOnly" | "StoreLevelOnly" | "TenantRegisterNotPublic" | "DuplicateIdentifier" | "IdentifierRequired" | "IdentifierNotAccepted" | "InvalidMobile" | "WeakPassword" | "PasswordTooWeak" | "PasswordBreached" | "PasswordCheckUnavailable" | "MissingParameters" | "InvalidCredentials" | "NoLoginFound" | "UserInactive" | "PrincipalNotAccepted" | "KeyNotFound" | "RefreshTokenInvalid" | "RefreshTokenReused" | "SessionNotFound" | "MachineClientNotAllowed" | "ApiKeyPermissionNotHeld" | "ApiKeyOutsideOwnStore" | "UserNotFound" | "RoleNotAssignable" | "WrongCurrentPassword" | "EmailVerificationNeeded" | "MobileVerificationNeeded" | "EmailTwoFactorNeeded" | "MobileTwoFactorNeeded" | "TotpTwoFactorNeeded" | "PasskeyTwoFactorNeeded" | "AccessTokenPending" | "MfaEnrollmentRequired" | "VerificationFlowDisabled" | "VerificationResendTooSoon" | "VerificationCodeInvalid" | "VerificationCodeExpired" | "VerificationAttemptsExceeded" | "FrontendUrlNotAllowed" | "SecondFactorNotPending" | "PasswordlessLoginDisabled" | "PasswordlessChannelDisabled" | "WebAuthnNotConfigured" | "PasskeyNotFound" | "PasskeyVerificationFailed" | "PasskeyChallengeExpired" | "TotpCodeInvalid" | "TotpAttemptsExceeded" | "TotpNotEnabled" | "TotpAlreadyEnabled" | "TotpSecretUnreadable" | "MfaCredentialMissing" | "ChallengeFailed" | "SocialProviderNotFound" | "SocialRedirectNotAllowed" | "SocialCodeInvalid" | "SocialProviderUnavailable" | "SsoNotConfigured" | "SsoProviderUnavailable" | "RemoteSessionEnded" | "RemoteSessionUnavailable" | "FileRequired" | "FileNotFound" | "SubscriptionNotFound" | "SessionChanged" | "EventReaderTooSlow" | "WebhooksDisabled" | "WebhookNotFound" | "WebhookUrlRefused" | "WebhookTopicUnknown" | "WebhookLimitReached" | "RealtimeChannelDisabled" | "RealtimeInvalidChannel" | "RealtimeInvalidEvent" | "RealtimeTooManyChannels" | "RealtimeTooManyEvents" | "RealtimeNotPresenceChannel" | "RealtimeInvalidInfo" | "RealtimeInvalidSocketId" | "RealtimeInvalidParameter" | "RealtimeEncryptionDisabled" | "RealtimeChannelForbidden" | "RealtimeWebhookInvalid" | "RealtimeProviderError" | "PermissionDenied" | "PermissionUnknown" | "PermissionNotHeld" | "PermissionGrantNotFound" | "GrantTargetNotManaged" | "UserGroupsInactive" | "UserGroupNotFound" | "UserGroupMemberNotFound" | "UserGroupMemberExists" | "GlobalGroupSaasOnly" | "AuditCursorInvalid" | "ConsoleNotBuilt";
             /** @description A message code, never a sentence: the catalogue's for the `errCode`, or a more precise one where a route names it (`errMsg_<route>RequiresEmail2FA`). */
             message: string;
             /** @description Also in the `x-request-id` header; quote it when reporting a problem. */
@@ -2148,6 +2148,11 @@ export interface components {
              * @example ada@example.com
              */
             email?: string;
+            /**
+             * @description The client application the link points to (`{frontendUrl}/passwordlessLogin/{token}`): settings `verification.frontendUrl` or one of `verification.frontendUrls`, exactly, else `400 FrontendUrlNotAllowed`. Absent: `verification.frontendUrl`.
+             * @example https://admin.example.com
+             */
+            frontendUrl?: string;
             /**
              * @description Sign in by SMS (send this or email); normalized to E.164.
              * @example +14155552671
@@ -2626,6 +2631,11 @@ export interface components {
              */
             email?: string;
             /**
+             * @description The client application a link points to (`{frontendUrl}/emailVerification/{token}` and the like): settings `verification.frontendUrl` or one of `verification.frontendUrls`, exactly, else `400 FrontendUrlNotAllowed`. Absent: `verification.frontendUrl`.
+             * @example https://admin.example.com
+             */
+            frontendUrl?: string;
+            /**
              * @description For the mobile flows; normalized to E.164.
              * @example +14155552671
              */
@@ -3049,7 +3059,7 @@ export interface operations {
     SocialController_start: {
         parameters: {
             query?: {
-                /** @description Where the browser lands afterwards; must equal the configured address exactly. */
+                /** @description Where the browser lands afterwards: one of the configured addresses (settings `socialLogin.redirectUrl`, `socialLogin.redirectUrls`), exactly. Absent: the first of them. */
                 redirectUrl?: string;
             };
             header?: {
@@ -4476,7 +4486,7 @@ export interface operations {
     SsoController_login: {
         parameters: {
             query?: {
-                /** @description Where the browser lands afterwards; must equal the configured address exactly. */
+                /** @description Where the browser lands afterwards: one of the configured addresses (settings `socialLogin.redirectUrl`, `socialLogin.redirectUrls`), exactly. Absent: the first of them. */
                 redirectUrl?: string;
             };
             header?: {

@@ -2,11 +2,12 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { PASSWORDLESS_TYPES, type PasswordlessType } from './passwordless.settings.js';
+import { FRONTEND_URL } from '../verification/verification.settings.js';
 
 const trimLower = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim().toLowerCase() : value);
 
 // One address: `email` (sent by mail) or `mobile` (sent by SMS).
-export class PasswordlessStartInput {
+export class PasswordlessAddressInput {
   @ApiPropertyOptional({ example: 'ada@example.com', description: 'Sign in by email (send this or mobile).' })
   @IsOptional()
   @Transform(trimLower)
@@ -21,8 +22,22 @@ export class PasswordlessStartInput {
   mobile?: string;
 }
 
+// The address, and the client application a link points to.
+export class PasswordlessStartInput extends PasswordlessAddressInput {
+  @ApiPropertyOptional({
+    example: 'https://admin.example.com',
+    description:
+      'The client application the link points to (`{frontendUrl}/passwordlessLogin/{token}`): settings `verification.frontendUrl` or one of `verification.frontendUrls`, exactly, else `400 FrontendUrlNotAllowed`. Absent: `verification.frontendUrl`.',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048)
+  @Matches(FRONTEND_URL, { message: 'frontendUrl must be an http(s) address without query or fragment' })
+  frontendUrl?: string;
+}
+
 // Either the address and its code, or the token of a link alone.
-export class PasswordlessCompleteInput extends PasswordlessStartInput {
+export class PasswordlessCompleteInput extends PasswordlessAddressInput {
   @ApiPropertyOptional({ example: '123456', description: 'The 6-digit code sent to the address (with email or mobile).' })
   @IsOptional()
   @IsString()

@@ -18,11 +18,12 @@ import type { UserEntity } from '../user/index.js';
 import { PasswordHasher } from '../user/password.js';
 import { UserService } from '../user/user.service.js';
 import { VerificationCodes, type IssuedSecrets, type SpentCode } from '../verification/verification-codes.service.js';
-import { toStartAnswer, type PasswordlessCompleteInput, type PasswordlessStartAnswer, type PasswordlessStartInput } from './passwordless.dto.js';
+import { toStartAnswer, type PasswordlessAddressInput, type PasswordlessCompleteInput, type PasswordlessStartAnswer, type PasswordlessStartInput } from './passwordless.dto.js';
 import { PASSWORDLESS_TEMPLATES, PASSWORDLESS_TEMPLATES_BY_CHANNEL } from './passwordless-templates.js';
 import { PasswordlessSection } from './passwordless.settings.js';
 import { TenancySection } from '../../kernel/tenancy.settings.js';
 import { VerificationSection } from '../verification/verification.settings.js';
+import { linkBase } from '../verification/frontend-url.js';
 
 // Per channel: the address it proves and the flow its codes are stored under.
 const CHANNELS = {
@@ -85,6 +86,8 @@ export class PasswordlessService implements OnModuleInit {
   async start(store: Tenant, input: PasswordlessStartInput, meta: SessionMeta, acceptLanguage?: string): Promise<PasswordlessStartAnswer> {
     const settings = this.settings();
     const address = this.address(settings, input);
+    // Refused before anything counts, is stored or is sent, whatever the address.
+    const frontendUrl = linkBase(this.config.section(VerificationSection).verification, input.frontendUrl);
     if (!store.isActive) throw new AppError('StoreInactive', `store "${store.codename}" is not active`);
     await this.limits.consume('passwordlessPerIp', meta.ip ?? 'unknown');
     await this.limits.consume('passwordlessPerAddress', this.addressKey(store, address));
@@ -103,7 +106,7 @@ export class PasswordlessService implements OnModuleInit {
       resendSeconds: settings.resendTimeWindow,
     });
 
-    if (live) await this.sending.work(address.channel, () => this.deliver(store, address, user, issued, settings, acceptLanguage));
+    if (live) await this.sending.work(address.channel, () => this.deliver(store, address, user, issued, settings, frontendUrl, acceptLanguage));
     else await this.sending.wait(address.channel);
     const testMode = this.config.section(VerificationSection).verification.verificationMode === 'testMode';
     return toStartAnswer(issued, settings.expireTimeWindow, settings.verificationType, testMode);
@@ -220,10 +223,10 @@ export class PasswordlessService implements OnModuleInit {
     return updated;
   }
 
-  private async deliver(store: Tenant, address: Address, user: UserEntity | null, issued: IssuedSecrets, settings: PasswordlessLoginSettings, acceptLanguage?: string): Promise<void> {
+  private async deliver(store: Tenant, address: Address, user: UserEntity | null, issued: IssuedSecrets, settings: PasswordlessLoginSettings, frontendUrl: string, acceptLanguage?: string): Promise<void> {
     // testMode without the channel: the answer carries the code.
     if (!this.notifications.hasChannel(address.channel)) return;
-    const link = issued.token && `${this.config.section(VerificationSection).verification.frontendUrl.replace(/\/$/, '')}/passwordlessLogin/${issued.token}`;
+    const link = issued.token && `${frontendUrl}/passwordlessLogin/${issued.token}`;
     await this.notifications.send({
       storeId: store.id,
       channel: address.channel,
@@ -244,7 +247,7 @@ export class PasswordlessService implements OnModuleInit {
   }
 
   // Exactly one address, of an enabled channel, in its stored form.
-  private address(settings: PasswordlessLoginSettings, input: PasswordlessStartInput): Address {
+  private address(settings: PasswordlessLoginSettings, input: PasswordlessAddressInput): Address {
     if ((input.email === undefined) === (input.mobile === undefined)) throw new AppError('ValidationFailed', 'send either email or mobile');
     const channel: PasswordlessChannel = input.email !== undefined ? 'email' : 'sms';
     if (!settings.channels.includes(channel)) throw new AppError('PasswordlessChannelDisabled', `passwordless sign-in by ${CHANNELS[channel].identifier} is not enabled`);

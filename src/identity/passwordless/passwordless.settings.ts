@@ -8,7 +8,7 @@ export type PasswordlessType = (typeof PASSWORDLESS_TYPES)[number];
 
 // Sign-in by a one-time code or link sent to the email or mobile (POST /auth-api/passwordless/*).
 // The mode (testMode answers the code) and the link's client address are the verification
-// settings' (settings.verification.verificationMode, frontendUrl).
+// settings' (settings.verification.verificationMode, frontendUrl, frontendUrls).
 export class PasswordlessLoginSettings {
   @IsBoolean()
   enabled: boolean;

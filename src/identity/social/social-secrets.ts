@@ -14,8 +14,11 @@ export interface ResolvedProvider {
 
 export interface ResolvedSocialLogin {
   providers: Map<string, ResolvedProvider>;
-  // The one address the browser may be sent back to.
+  // Where a sign-in that names no address lands: `redirectUrl`, else the first of
+  // `redirectUrls`, else `{FRONTEND_URL}/auth/callback`.
   redirectUrl?: string;
+  // Every address the browser may be sent back to, the default first; a sign-in names one exactly.
+  redirectUrls: string[];
 }
 
 // Enabled providers with the secrets they name, checked at boot: a secret named but missing from
@@ -40,9 +43,12 @@ export function resolveSocialLogin(
     // Only a complete provider is built; the boot stops on the others anyway.
     if (problems.length === before) providers.set(name, resolved);
   }
-  const redirectUrl = settings.redirectUrl ?? (frontendUrl ? `${frontendUrl.replace(/\/$/, '')}/auth/callback` : undefined);
-  if (enabled && !redirectUrl) problems.push('settings.socialLogin.redirectUrl or FRONTEND_URL is required when a social provider is enabled');
-  return { providers, redirectUrl };
+  // The configured addresses; FRONTEND_URL's callback only when none is configured.
+  const configured = [...new Set([...(settings.redirectUrl ? [settings.redirectUrl] : []), ...(settings.redirectUrls ?? [])])];
+  const redirectUrls = configured.length ? configured : frontendUrl ? [`${frontendUrl.replace(/\/$/, '')}/auth/callback`] : [];
+  const redirectUrl = redirectUrls[0];
+  if (enabled && !redirectUrl) problems.push('settings.socialLogin.redirectUrls or settings.socialLogin.redirectUrl or FRONTEND_URL is required when a social provider is enabled');
+  return { providers, redirectUrl, redirectUrls };
 }
 
 export interface ResolvedSso {
@@ -61,7 +67,7 @@ export function resolveSso(
   if (!settings) return null;
   const before = problems.length;
   const clientSecret = resolveSecret(settings.clientSecret, 'settings.sso.clientSecret', env, problems);
-  if (!opts.clientRedirect) problems.push('settings.socialLogin.redirectUrl or FRONTEND_URL is required when sso is configured');
+  if (!opts.clientRedirect) problems.push('settings.socialLogin.redirectUrls or settings.socialLogin.redirectUrl or FRONTEND_URL is required when sso is configured');
   // Plain http is for a provider on this machine in development and tests.
   if (opts.production && settings.tokenHost.startsWith('http:')) problems.push('settings.sso.tokenHost must be https in production');
   return problems.length > before ? null : { settings, clientSecret: clientSecret! };

@@ -22,7 +22,7 @@ export class SocialController {
   @Get(':provider')
   @Public()
   @ApiOperation({ summary: 'Start social login with a provider for the targeted store (redirects to the provider).' })
-  @ApiQuery({ name: 'redirectUrl', required: false, type: String, description: 'Where the browser lands afterwards; must equal the configured address exactly.' })
+  @ApiQuery({ name: 'redirectUrl', required: false, type: String, description: 'Where the browser lands afterwards: one of the configured addresses (settings `socialLogin.redirectUrl`, `socialLogin.redirectUrls`), exactly. Absent: the first of them.' })
   @ApiRedirect('to the provider')
   async start(@Param('provider') provider: string, @Req() req: ContextRequest, @Res() res: Response): Promise<void> {
     const requested = req.query.redirectUrl;

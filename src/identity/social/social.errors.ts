@@ -4,7 +4,7 @@ import { AppError, defineErrors, type CodesOf } from '../../kernel/errors.js';
 // Social login.
 export const SOCIAL_ERRORS = defineErrors('src/identity/social/social.errors.ts', {
   SocialProviderNotFound: { status: HttpStatus.NOT_FOUND, message: 'errMsg_SocialProviderNotFound', description: 'social login with a provider that is not enabled' },
-  SocialRedirectNotAllowed: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_SocialRedirectNotAllowed', description: 'a `redirectUrl` other than the configured address' },
+  SocialRedirectNotAllowed: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_SocialRedirectNotAllowed', description: 'a `redirectUrl` other than the configured addresses (settings `socialLogin.redirectUrl`, `socialLogin.redirectUrls`), exactly' },
   SocialCodeInvalid: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_SocialCodeInvalid', description: 'a `socialCode` that is unknown, expired, already used or of another store' },
   SocialProviderUnavailable: {
     status: HttpStatus.BAD_GATEWAY,
@@ -21,7 +21,7 @@ export const socialCodeInvalid = () => new AppError('SocialCodeInvalid', 'the so
 export const providerNotFound = (provider: string) => new AppError('SocialProviderNotFound', `social login with "${provider}" is not enabled`);
 // The provider's fault or its settings', never the client's; the cause goes to the log.
 export const socialProviderUnavailable = (provider: string) => new AppError('SocialProviderUnavailable', `the sign-in provider "${provider}" cannot be reached or is not usable`);
-export const redirectNotAllowed = () => new AppError('SocialRedirectNotAllowed', 'redirectUrl must be exactly the configured address');
+export const redirectNotAllowed = () => new AppError('SocialRedirectNotAllowed', 'redirectUrl must be exactly one of the configured addresses');
 
 // A provider's refusal a client can act on (the person declined, sign in at the provider first,
 // try later...): passed on to the client as it is. RFC 6749 §4.1.2.1, OpenID Connect Core

@@ -89,11 +89,14 @@ export class SocialService {
 
   private readonly resolved: ResolvedSocialLogin;
 
-  // The client's callback address: the configured one, and only exactly it.
-  redirectUrl(requested?: string, configured = this.resolved.redirectUrl): string {
-    if (!configured) throw redirectNotAllowed();
-    if (requested !== undefined && requested !== configured) throw redirectNotAllowed();
-    return configured;
+  // The client's callback address: the one the sign-in names when it is configured, exactly
+  // (never a prefix or a pattern: the socialCode travels in it); the default when it names none.
+  redirectUrl(requested?: string): string {
+    const { redirectUrl, redirectUrls } = this.resolved;
+    if (!redirectUrl) throw redirectNotAllowed();
+    if (requested === undefined) return redirectUrl;
+    if (!redirectUrls.includes(requested)) throw redirectNotAllowed();
+    return requested;
   }
 
   // GET /auth-api/auth/:provider: the provider's authorization address for a new flow in `store`.

@@ -1,5 +1,5 @@
 import { Transform, Type, plainToInstance } from 'class-transformer';
-import { Allow, IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, ValidateNested } from 'class-validator';
+import { Allow, ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, ValidateNested } from 'class-validator';
 import type { SecretSetting } from '../../platform/config/secrets.js';
 
 // A sign-in provider's name: its path segment (`/auth-api/auth/<name>`) and the key its accounts
@@ -160,6 +160,16 @@ export class SocialLoginSettings {
   @IsOptional()
   @Matches(HTTP_URL, { message: `redirectUrl ${URL_MESSAGE}` })
   redirectUrl?: string;
+
+  // The callbacks of further client applications (a web app, a mobile app, an admin app): a
+  // sign-in names one with the start's `redirectUrl` query parameter, which must equal it
+  // exactly. Without `redirectUrl`, the first is where a sign-in that names none lands.
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @ArrayUnique()
+  @Matches(HTTP_URL, { each: true, message: `every entry of redirectUrls ${URL_MESSAGE}` })
+  redirectUrls?: string[];
 
   // By name: a built-in provider (its name: `google`, `apple`, `facebook`, `microsoft`,
   // `linkedin`, `gitlab`, `github`) or a generic one (`"type": "oidc"`, any other name).

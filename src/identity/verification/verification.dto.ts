@@ -1,12 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsEmail, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { SessionResponse } from '../session/index.js';
+import { FRONTEND_URL } from './verification.settings.js';
 
 const trimLower = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim().toLowerCase() : value);
 
-// `start` of the email and mobile flows: the identifier to verify or to reset the password of.
-export class StartVerificationInput {
+// The identifier of the email and mobile flows.
+export class VerificationAddressInput {
   @ApiPropertyOptional({ example: 'ada@example.com', description: 'For the email flows.' })
   @IsOptional()
   @Transform(trimLower)
@@ -21,7 +22,22 @@ export class StartVerificationInput {
   mobile?: string;
 }
 
-export class CompleteVerificationInput extends StartVerificationInput {
+// `start` of the email and mobile flows: the identifier to verify or to reset the password of,
+// and the client application the link points to.
+export class StartVerificationInput extends VerificationAddressInput {
+  @ApiPropertyOptional({
+    example: 'https://admin.example.com',
+    description:
+      'The client application a link points to (`{frontendUrl}/emailVerification/{token}` and the like): settings `verification.frontendUrl` or one of `verification.frontendUrls`, exactly, else `400 FrontendUrlNotAllowed`. Absent: `verification.frontendUrl`.',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048)
+  @Matches(FRONTEND_URL, { message: 'frontendUrl must be an http(s) address without query or fragment' })
+  frontendUrl?: string;
+}
+
+export class CompleteVerificationInput extends VerificationAddressInput {
   @ApiProperty({ description: 'The 6-digit code, or the token of a link (then the identifier may be left out).' })
   @IsString()
   @MaxLength(128)

@@ -16,6 +16,7 @@ export const VERIFICATION_ERRORS = defineErrors('src/identity/verification/verif
   VerificationCodeInvalid: { status: HttpStatus.FORBIDDEN, message: 'errMsg_VerificationCodeInvalid', description: 'a wrong, used or foreign code' },
   VerificationCodeExpired: { status: HttpStatus.FORBIDDEN, message: 'errMsg_VerificationCodeExpired', description: 'the code is older than `expireTimeWindow`' },
   VerificationAttemptsExceeded: { status: HttpStatus.TOO_MANY_REQUESTS, message: 'errMsg_VerificationAttemptsExceeded', description: '5 wrong tries: the code is dead; start again' },
+  FrontendUrlNotAllowed: { status: HttpStatus.BAD_REQUEST, message: 'errMsg_FrontendUrlNotAllowed', description: 'a `frontendUrl` in a request that sends a link (verification, password reset, passwordless sign-in) other than settings `verification.frontendUrl` or one of `verification.frontendUrls`, exactly' },
   SecondFactorNotPending: { status: HttpStatus.CONFLICT, message: 'errMsg_SecondFactorNotPending', description: 'a second-factor flow for a login that does not need it' },
 });
 

@@ -16,8 +16,9 @@ import { DomainEvents } from '../../kernel/domain-events.js';
 import type { UserEntity } from '../user/index.js';
 import { UserService } from '../user/user.service.js';
 import { FLOWS, invalidCode, MAX_ATTEMPTS, whyNotSpent, type FlowSpec } from './flows.js';
+import { linkBase } from './frontend-url.js';
 import { PASSWORD_CHANGED_TEMPLATE, VERIFICATION_TEMPLATES } from './verification-templates.js';
-import { toStartAnswer, type CompleteAnswer, type CompleteVerificationInput, type StartAnswer, type StartVerificationInput } from './verification.dto.js';
+import { toStartAnswer, type CompleteAnswer, type CompleteVerificationInput, type StartAnswer, type StartVerificationInput, type VerificationAddressInput } from './verification.dto.js';
 import { VerificationRepository, type CodeLookup } from './verification.repository.js';
 import { VerificationSection } from './verification.settings.js';
 
@@ -96,6 +97,8 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
   async start(ctx: RequestContext, flowName: string, input: StartVerificationInput, acceptLanguage?: string): Promise<StartAnswer> {
     const { flow, spec, setting } = this.flow(flowName);
     const storeId = ctx.store!.id;
+    // Refused before anything is stored or sent, whatever the address (and whether the flow sends a link).
+    const frontendUrl = linkBase(this.config.section(VerificationSection).verification, input.frontendUrl);
     let subject: string;
     let user: UserEntity | null;
     let sessionId: string | null = null;
@@ -124,7 +127,7 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
     });
     if (!issued) throw await this.resendTooSoon(storeId, flow, subject, setting, now);
 
-    if (user) await this.sending.work(spec.channel, () => this.deliver(storeId, spec, setting, user, secret, acceptLanguage));
+    if (user) await this.sending.work(spec.channel, () => this.deliver(storeId, spec, setting, user, secret, frontendUrl, acceptLanguage));
     else await this.sending.wait(spec.channel);
     const testMode = this.config.section(VerificationSection).verification.verificationMode === 'testMode';
     return toStartAnswer(issued, setting.expireTimeWindow, setting.verificationType, testMode ? secret : undefined);
@@ -215,7 +218,7 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
     return { flow, spec: FLOWS[flow], setting };
   }
 
-  private subject(spec: FlowSpec, input: StartVerificationInput): string {
+  private subject(spec: FlowSpec, input: VerificationAddressInput): string {
     const value = input[spec.identifier];
     if (!value) throw new AppError('ValidationFailed', `${spec.identifier} is required`);
     return this.users.normalizeIdentifier(spec.identifier, value);
@@ -235,10 +238,10 @@ export class VerificationService implements OnModuleInit, OnApplicationBootstrap
     return createHmac('sha256', this.pepper).update(bound).digest('hex');
   }
 
-  private async deliver(storeId: string, spec: FlowSpec, setting: VerificationFlowSetting, user: UserEntity, secret: string, acceptLanguage?: string): Promise<void> {
+  private async deliver(storeId: string, spec: FlowSpec, setting: VerificationFlowSetting, user: UserEntity, secret: string, frontendUrl: string, acceptLanguage?: string): Promise<void> {
     // testMode without the channel: the answer carries the code.
     if (!this.notifications.hasChannel(spec.channel)) return;
-    const link = `${this.config.section(VerificationSection).verification.frontendUrl.replace(/\/$/, '')}/${spec.linkPath}/${secret}`;
+    const link = `${frontendUrl}/${spec.linkPath}/${secret}`;
     await this.notifications.send({
       storeId,
       channel: spec.channel,

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsInt, IsOptional, Matches, Max, Min, ValidateNested } from 'class-validator';
 
 export const VERIFICATION_FLOWS = [
   'email-verification',
@@ -10,6 +10,9 @@ export const VERIFICATION_FLOWS = [
   'mobile-2factor-verification',
 ] as const;
 export type VerificationFlow = (typeof VERIFICATION_FLOWS)[number];
+
+// A client application's address: http(s), no query or fragment (a link's path is appended).
+export const FRONTEND_URL = /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/;
 
 export const VERIFICATION_TYPES = ['byCode', 'byLink'] as const;
 export const VERIFICATION_MODES = ['testMode', 'liveMode'] as const;
@@ -71,8 +74,17 @@ export class VerificationSettings {
   verificationMode: (typeof VERIFICATION_MODES)[number];
 
   // The client application: links point to `{frontendUrl}/emailVerification/{hash}` and the like.
-  @Matches(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, { message: 'frontendUrl must be an http(s) address without query or fragment' })
+  @Matches(FRONTEND_URL, { message: 'frontendUrl must be an http(s) address without query or fragment' })
   frontendUrl: string;
+
+  // Further client applications (a mobile app's web page, an admin app): the request that sends
+  // a link names one with its `frontendUrl` field, exactly, and the link points there instead.
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @ArrayUnique()
+  @Matches(FRONTEND_URL, { each: true, message: 'every entry of frontendUrls must be an http(s) address without query or fragment' })
+  frontendUrls?: string[];
 
   @ValidateNested()
   @Type(() => VerificationFlowsSettings)
