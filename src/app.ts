@@ -20,6 +20,7 @@ import { EmbeddedPostgres } from './platform/database/embedded-postgres.js';
 import { Metrics } from './kernel/metrics.js';
 import { ServiceConfig, type ServiceConfigSources } from './settings.js';
 import { buildOpenApiDocument } from './operations/openapi/openapi.js';
+import { asyncApiSources, buildAsyncApiDocument, serveAsyncApiDocument } from './operations/asyncapi/asyncapi.js';
 import { consoleStatic } from './operations/console/console-static.js';
 import { projectPath } from './platform/config/project-path.js';
 import { EventHub } from './channels/events/event-hub.js';
@@ -104,7 +105,12 @@ export async function createApp(sources: AppSources = {}, early?: EarlyStart): P
     const { location, fieldName } = config.section(ApiKeySection).apiKeys;
     app.useGlobalPipes(new StrictValidationPipe(location === 'body' || location === 'query' ? [fieldName] : []));
 
-    if (config.docsEnabled) SwaggerModule.setup('docs', app, buildOpenApiDocument(app, config));
+    if (config.docsEnabled) {
+      const openApi = buildOpenApiDocument(app, config);
+      SwaggerModule.setup('docs', app, openApi);
+      // The event channel's AsyncAPI document beside it (docs/events.md).
+      serveAsyncApiDocument(app, () => buildAsyncApiDocument(asyncApiSources(config, app.get(ExtensionCatalogue), openApi)));
+    }
     try {
       await app.init();
     } catch (error) {
