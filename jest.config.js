@@ -3,14 +3,19 @@ export default {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true }] },
-  // The package's extension entry, as the examples import it: the sources under test.
-  moduleNameMapper: { '^svc-auth/extension$': '<rootDir>/src/extension.ts', '^(\\.{1,2}/.*)\\.js$': '$1' },
+  // The package's extension entry and the SDK packages (npm workspaces under packages/), as the
+  // examples and the packages' tests import them: the sources under test.
+  moduleNameMapper: {
+    '^svc-auth/extension$': '<rootDir>/src/extension.ts',
+    '^@svc/(client|react|nest)$': '<rootDir>/packages/$1/src/index.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
   // The browser suites (`*-browser.e2e-spec.ts`: the console, CORS and passkeys in Chromium) run
   // on the embedded defaults only: what they check is the pages and the browser's side, whose
   // database is the same service's (the API suites run on both). On PostgreSQL + Redis they would
   // add about a minute and a half to CI's 30.
   testPathIgnorePatterns: ['/node_modules/', ...(process.env.DATABASE_URL ? ['-browser\\.e2e-spec\\.ts$'] : [])],
-  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/examples/*/test/**/*.e2e-spec.ts'],
+  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/examples/*/test/**/*.e2e-spec.ts', '<rootDir>/packages/*/test/**/*.e2e-spec.ts', '<rootDir>/packages/*/src/**/*.spec.ts'],
   // The whole error catalogue, as src/app.module.ts registers it, for specs that build no app;
   // then the console without one library's expected warning.
   setupFiles: ['<rootDir>/test/setup-errors.ts', '<rootDir>/test/setup-console.ts'],
