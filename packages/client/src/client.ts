@@ -122,6 +122,12 @@ export class ServiceClient {
     return this.shared.keeper.session();
   }
 
+  // A new access token now (new roles or claims, or ahead of a long task); the session as it then
+  // is (undefined: the service ended it).
+  refresh(): Promise<Session | undefined> {
+    return this.shared.keeper.refresh();
+  }
+
   onSessionChange(listener: SessionListener): () => void {
     return this.shared.keeper.onChange(listener);
   }
@@ -228,7 +234,7 @@ export class ServiceClient {
   }
 
   readonly sessions = {
-    list: (query: { page?: number; pageSize?: number } = {}) => this.call<Schemas['SessionListResponse']>('GET', '/auth-api/sessions' + queryString(query), undefined, { own: true }),
+    list: (query: { pageNumber?: number; pageRowCount?: number } = {}) => this.call<Schemas['SessionListResponse']>('GET', '/auth-api/sessions' + queryString(query), undefined, { own: true }),
     end: (id: string) => this.call<unknown>('DELETE', `/auth-api/sessions/${encodeURIComponent(id)}`, undefined, { own: true }),
     endOthers: () => this.call<unknown>('DELETE', '/auth-api/sessions', undefined, { own: true }),
   };
