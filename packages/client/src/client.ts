@@ -176,7 +176,10 @@ export class ServiceClient {
       const { startRegistration } = await webauthn();
       const optionsJSON = await this.call<Record<string, unknown>>('POST', '/auth-api/passkeys/register/options', {}, { own: true });
       const response = await startRegistration({ optionsJSON: optionsJSON as never });
-      return this.call('POST', '/auth-api/passkeys/register/verify', name === undefined ? { response } : { response, name }, { own: true });
+      const enrolled = await this.call<Schemas['PasskeyEnrolledAnswer']>('POST', '/auth-api/passkeys/register/verify', name === undefined ? { response } : { response, name }, { own: true });
+      // An enrolment the user's role required completes the sign-in: the answer is the session.
+      if (enrolled.session) await this.completed(enrolled.session);
+      return enrolled;
     },
     // The second factor of a pending sign-in.
     secondFactor: async (): Promise<SignInResult> => {
