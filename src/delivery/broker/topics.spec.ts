@@ -17,6 +17,8 @@ describe('topic aliases', () => {
     ['dbEvent:apiKey:deleted', 'auth-dbevent-apikey-deleted'],
     ['billing-invoice-paid', 'billing-invoice-paid'],
     ['auth-user-created', 'auth-user-created'],
+    ['audit:user.login.failed', 'auth-audit-user-login-failed'],
+    ['audit:user.2fa.passed', 'auth-audit-user-2fa-passed'],
   ])('%s → %s', (alias, topic) => {
     expect(resolve(alias)).toMatchObject({ topic });
   });

@@ -27,7 +27,8 @@ export function auditTopic(service: string, action: string): string {
   return `${service}-audit-${action.replaceAll('.', '-')}`;
 }
 
-const AUDIT = /^audit:([a-z][A-Za-z0-9]*(?:\.[a-z][A-Za-z0-9]*)+)$/;
+// Each part of an action starts with a letter or digit (`user.2fa.passed`).
+const AUDIT = /^audit:([a-z][A-Za-z0-9]*(?:\.[a-z0-9][A-Za-z0-9]*)+)$/;
 const OBJECT_VERB = /^([A-Za-z][A-Za-z0-9]*)[._]([A-Za-z][A-Za-z0-9]*)$/;
 const API_DONE = /^([A-Za-z][A-Za-z0-9_-]*):done$/;
 const DB_EVENT = /^dbEvent:([A-Za-z][A-Za-z0-9]*):([A-Za-z][A-Za-z0-9]*)$/i;

@@ -167,8 +167,8 @@ export interface TopicPayloads {
   "user.password.changed": AuditEntryData;
   "user.password.reset": AuditEntryData;
   "user.verification.completed": AuditEntryData;
-  "user.2fa.passed": Record<string, unknown>;
-  "user.2fa.failed": Record<string, unknown>;
+  "user.2fa.passed": AuditEntryData;
+  "user.2fa.failed": AuditEntryData;
   "user.factor.enrolled": AuditEntryData;
   "user.factor.removed": AuditEntryData;
   "apikey.created": AuditEntryData;
@@ -221,8 +221,8 @@ export interface SubscriptionPayloads {
     "user.password.changed": AuditEntryData;
     "user.password.reset": AuditEntryData;
     "user.verification.completed": AuditEntryData;
-    "user.2fa.passed": Record<string, unknown>;
-    "user.2fa.failed": Record<string, unknown>;
+    "user.2fa.passed": AuditEntryData;
+    "user.2fa.failed": AuditEntryData;
     "user.factor.enrolled": AuditEntryData;
     "user.factor.removed": AuditEntryData;
     "apikey.created": AuditEntryData;
