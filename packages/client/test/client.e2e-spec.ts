@@ -185,6 +185,39 @@ describe('@svc/client', () => {
     expect(http.count('/auth-api/refresh') - before).toBe(1);
   });
 
+  it('in cookie mode keeps no token in script: the cookies carry the calls and the refresh', async () => {
+    // A browser's cookie jar for the service's origin (Node's fetch keeps none).
+    const jar = new Map<string, string>();
+    const browserFetch = (async (...[input, init]: Parameters<typeof fetch>) => {
+      const request = new Request(input, init);
+      if (jar.size) request.headers.set('cookie', [...jar].map(([k, v]) => `${k}=${v}`).join('; '));
+      const res = await fetch(request);
+      for (const line of res.headers.getSetCookie()) {
+        const [pair] = line.split(';');
+        const [name, value] = pair!.split('=') as [string, string];
+        if (!value || /expires=Thu, 01 Jan 1970/i.test(line)) jar.delete(name);
+        else jar.set(name, value);
+      }
+      return res;
+    }) as typeof fetch;
+    const { codename, email } = await newOwner();
+    const storage = memoryStorage();
+    const client = createClient({ baseUrl, store: codename, storage, cookies: true, fetch: browserFetch });
+    expect((await client.signIn({ username: email, password: PASSWORD })).status).toBe('signedIn');
+    const kept = await storage.getItem('svc.session');
+    expect(kept).not.toMatch(/accessToken|refreshToken/);
+    expect([...jar.keys()].sort()).toEqual([`svc-access-token-${codename}`, `svc-refresh-token-${codename}`]);
+    expect((await client.currentUser())?.email).toBe(email);
+
+    const before = jar.get(`svc-refresh-token-${codename}`);
+    expect((await client.refresh())?.userId).toEqual(expect.any(String));
+    expect(jar.get(`svc-refresh-token-${codename}`)).not.toBe(before);
+    expect((await client.currentUser())?.email).toBe(email);
+
+    await client.signOut();
+    expect(await client.currentUser()).toBeNull();
+  });
+
   it('completes a pending sign-in with an authenticator-app code, then with a recovery code', async () => {
     const { client, codename, email } = await newOwner();
     const setup = await client.call<{ secret: string }>('POST', '/auth-api/mfa/totp/setup', {});
@@ -240,6 +273,24 @@ describe('@svc/client', () => {
     expect(users.users.map((u) => u.email)).toContain(email);
     // Its own routes still go to its own store.
     expect((await admin.withStore(codename).currentUser())?.email).toBe(SUPER_ADMIN.username);
+  });
+
+  it.each(['websocket', 'sse'] as const)('renews a token about to expire before it (re)connects over %s', async (transport) => {
+    const { storage, codename, http } = await newOwner();
+    await staleAccessToken(storage);
+    const client = createClient({ baseUrl, store: codename, storage, fetch: http.fetcher });
+    const session = (await client.session())!;
+    await storage.setItem('svc.session', JSON.stringify({ ...session, expiresAt: Date.now() - 1000 }));
+    const reopened = createClient({ baseUrl, store: codename, storage, fetch: http.fetcher });
+    const before = http.count('/auth-api/refresh');
+    const answer = await new Promise<{ topics: string[]; rejected: string[] }>((resolve, reject) => {
+      subscriptions.push(
+        reopened.events.subscribe(transport === 'sse' ? 'live-sse' : 'live', { transport, topics: ['userCreated'], onEvent: () => {}, onSubscribed: resolve, onError: (e) => reject(new Error(e.errCode)) }),
+      );
+    });
+    // userCreated is for signed-in users of the store: accepted only with a valid token.
+    expect(answer).toEqual({ topics: ['userCreated'], rejected: [] });
+    expect(http.count('/auth-api/refresh') - before).toBe(1);
   });
 
   it.each(['websocket', 'sse'] as const)('delivers live events over %s with typed packets', async (transport) => {
