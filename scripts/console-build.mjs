@@ -13,7 +13,8 @@ const outDir = join(root, 'dist', 'console');
 const stampFile = join(outDir, '.sources-hash');
 
 // What the built files depend on: every file under console/ (sources, the generated API types,
-// the Vite config), the versions of the build tools and of what is bundled, and CONSOLE_BASE.
+// the Vite config) and the sources of the SDK packages it bundles (@svc/client, @svc/react), the
+// versions of the build tools and of what is bundled, and CONSOLE_BASE.
 function sourcesHash() {
   const hash = createHash('sha256');
   const walk = (dir) => {
@@ -24,7 +25,8 @@ function sourcesHash() {
     }
   };
   walk(consoleDir);
-  for (const pkg of ['vite', 'preact', 'openapi-fetch']) {
+  for (const sdk of ['client', 'react']) walk(join(root, 'packages', sdk, 'src'));
+  for (const pkg of ['vite', 'preact', 'openapi-fetch', '@simplewebauthn/browser', 'socket.io-client', 'eventsource-parser']) {
     hash.update(pkg).update(JSON.parse(readFileSync(join(root, 'node_modules', pkg, 'package.json'), 'utf8')).version);
   }
   hash.update(process.env.CONSOLE_BASE ?? '');

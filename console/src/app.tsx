@@ -1,6 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { signOut } from './api/client';
-import { isAdmin, isSaasAdmin, onSession, pendingStep, session as currentSession, setSession, type Session } from './api/session';
+import { isAdmin, isSaasAdmin, lookAt, onSession, pendingStep, session as currentSession, signOut, type Session } from './api/session';
 import { HOME, NAV } from './nav';
 import { navigate, onLink, usePath, BASE } from './router';
 import { PendingStep, SignIn } from './screens/SignIn';
@@ -11,7 +10,7 @@ export function App() {
   useEffect(() => onSession(set), []);
   const path = usePath();
   if (!session) return <SignIn />;
-  const step = pendingStep(session.login);
+  const step = pendingStep(session);
   if (step) return <PendingStep session={session} step={step} />;
   if (!isAdmin(session)) return <NotAdmin session={session} />;
   const entry = NAV.find((n) => n.path === path.split('/')[0]);
@@ -29,7 +28,7 @@ export function App() {
 
 function Layout({ session, active, children }: { session: Session; active: string; children: preact.ComponentChildren }) {
   const [menu, setMenu] = useState(false);
-  const who = session.login.fullname || session.login.email || session.login.mobile || 'you';
+  const who = session.fullname || session.email || session.mobile || 'you';
   return (
     <div class="layout" onClick={onLink}>
       <a class="skip" href="#main">
@@ -73,7 +72,7 @@ function StoreTarget({ session }: { session: Session }) {
       class="target"
       onSubmit={(e) => {
         e.preventDefault();
-        setSession({ ...session, target: value.trim() });
+        lookAt(value.trim());
       }}
     >
       <Field label="Store codename (empty: root)" value={value} onInput={setValue} />
@@ -89,7 +88,7 @@ function NotAdmin({ session }: { session: Session }) {
       <section class="card" role="alert">
         <h2>This console is for administrators</h2>
         <p>
-          You are signed in as {session.login.email ?? session.login.mobile}, whose role does not administer {session.store ? 'this store' : 'the service'}. Ask an owner or an
+          You are signed in as {session.email ?? session.mobile}, whose role does not administer {session.store ? 'this store' : 'the service'}. Ask an owner or an
           administrator of your store for what you need.
         </p>
         <button type="button" onClick={() => void signOut()}>

@@ -1,64 +1,13 @@
-import createClient, { type Middleware } from 'openapi-fetch';
-import type { paths } from './schema';
-import { session, setSession, updateLogin } from './session';
+import { isServiceError } from '@svc/client';
+import { session, signOut, STORE_HEADER } from './session';
 
-// The service's project codename names the store header (`<project>-store-codename`); the service
-// writes it into the page it serves (console-static.ts), and it is `svc` by default.
-const PROJECT = document.querySelector<HTMLMetaElement>('meta[name="console-project"]')?.content || 'svc';
-export const STORE_HEADER = `${PROJECT}-store-codename`;
-
-// Every call carries the signed-in administrator's token and the targeted store (none: root).
-const credentials: Middleware = {
-  onRequest({ request }) {
-    const s = session();
-    if (s && !request.headers.has('authorization')) request.headers.set('authorization', `Bearer ${s.login.accessToken}`);
-    const store = request.headers.get(STORE_HEADER) ?? s?.target ?? '';
-    if (store) request.headers.set(STORE_HEADER, store);
-    else request.headers.delete(STORE_HEADER);
-    return request;
-  },
-};
-
-let refreshing: Promise<boolean> | undefined;
-
-// With short access tokens (settings accessTokenMinutes) the login answered a refresh token: on a
-// 401, one POST /auth-api/refresh (shared by concurrent calls), then the call once more. A call
-// whose 401 comes after another call's refresh has ended (it was sent with the old token) is only
-// sent again with the new one.
-async function refresh(): Promise<boolean> {
-  const s = session();
-  if (!s?.login.refreshToken) return false;
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (s.store) headers[STORE_HEADER] = s.store;
-  const res = await fetch('/auth-api/refresh', { method: 'POST', headers, body: JSON.stringify({ refreshToken: s.login.refreshToken }) });
-  if (!res.ok) {
-    setSession(undefined);
-    return false;
-  }
-  updateLogin(await res.json());
-  return true;
-}
-
-const bearer = () => `Bearer ${session()?.login.accessToken}`;
-
-async function fetchWithRefresh(request: Request): Promise<Response> {
-  const retry = request.clone();
-  const sent = request.headers.get('authorization');
-  const res = await fetch(request);
-  if (res.status !== 401 || !session()?.login.refreshToken || request.url.endsWith('/auth-api/refresh')) return res;
-  if (sent === bearer()) {
-    refreshing ??= refresh().finally(() => (refreshing = undefined));
-    if (!(await refreshing)) return res;
-  }
-  retry.headers.set('authorization', bearer());
-  return fetch(retry);
-}
-
-export const api = createClient<paths>({ baseUrl: '', fetch: fetchWithRefresh });
-api.use(credentials);
+// The calls go through @svc/client (session.ts): `api` is its openapi-fetch client of the
+// looked-at store, whose calls carry the token (refreshed ahead of expiry and on a 401, once for
+// concurrent calls) and the store header.
+export { api, signOut, STORE_HEADER } from './session';
 
 // The header of a call about the administrator itself (its sessions, its factors): its own
-// store, whichever store it looks at ('' sends none: root).
+// store, whichever store it looks at ('' names none: root).
 export function own(): Record<string, string> {
   return { [STORE_HEADER]: session()?.store ?? '' };
 }
@@ -85,6 +34,7 @@ const SENTENCES: Record<string, string> = {
   InternalError: 'Something went wrong on the server.',
   RouteNotFound: 'The service does not offer this yet.',
   MfaEnrollmentRequired: 'Your role requires a second factor: set one up first.',
+  NetworkError: 'The service could not be reached.',
 };
 
 // The service writes details as lower-case clauses: shown as sentences.
@@ -139,19 +89,28 @@ export async function must<T>(call: Promise<{ data?: T; error?: unknown; respons
     throw new ApiError('The service could not be reached.');
   }
   if (result.error !== undefined || !result.response.ok) {
-    if (result.response.status === 401 && session()) setSession(undefined);
+    if (result.response.status === 401 && session()) void signOut();
     throw new ApiError(sentenceOf(result.error, result.response.status), (result.error as ErrorAnswer | undefined)?.errCode);
   }
   return result.data as T;
 }
 
-// Ends the session at the service (so its token dies everywhere), then forgets it here.
-export async function signOut(): Promise<void> {
-  const refreshToken = session()?.login.refreshToken;
+// A refusal of one of @svc/client's steps: a 401 ends the session here, as must() does.
+export function refused(error: unknown): void {
+  if (isServiceError(error) && error.status === 401 && session()) void signOut();
+}
+
+// An error of @svc/client (a building block of @svc/react shows it) as its sentence.
+export const formatError = (error: Error): string => sentenceOf(error);
+
+// The answer of one of @svc/client's own steps (sign-in, a second factor, a passkey), or a thrown
+// ApiError carrying the sentence, as must() gives for a call.
+export async function attempt<T>(step: Promise<T>): Promise<T> {
   try {
-    await api.POST('/auth-api/logout', { body: refreshToken ? { refreshToken } : {} });
-  } catch {
-    // signed out here regardless
+    return await step;
+  } catch (error) {
+    if (!isServiceError(error)) throw error instanceof Error ? new ApiError(error.message) : error;
+    refused(error);
+    throw new ApiError(sentenceOf(error, error.status), error.errCode);
   }
-  setSession(undefined);
 }

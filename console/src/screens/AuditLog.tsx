@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, featureOff, must, own, sentenceOf, STORE_HEADER, type FeatureOff } from '../api/client';
+import { api, featureOff, must, own, sentenceOf, type FeatureOff } from '../api/client';
 import { AUDIT_ACTIONS } from '../api/audit-actions';
 import type { components } from '../api/schema';
 import { looksElsewhere, session as currentSession, type Session } from '../api/session';
@@ -45,7 +45,7 @@ function useLive(on: boolean, onEntry: (e: Entry) => void): { error?: string; of
   useEffect(() => {
     if (!on) return;
     const s = currentSession()!;
-    const query = new URLSearchParams({ topics: AUDIT_ACTIONS.join(','), access_token: s.login.accessToken, ...(s.target && { _store: s.target }) });
+    const query = new URLSearchParams({ topics: AUDIT_ACTIONS.join(','), access_token: s.accessToken ?? '', ...(s.target && { _store: s.target }) });
     const source = new EventSource(`/events/${LIVE_SUBSCRIPTION}/stream?${query}`);
     setError(undefined);
     setOff(undefined);
@@ -101,13 +101,9 @@ export default function AuditLog({ session }: ScreenProps) {
 
   const download = (format: 'ndjson' | 'csv') =>
     exporting.run(async () => {
-      // A fetch rather than a link: the export needs the Bearer header and the store header.
-      const s = currentSession()!;
-      const res = await fetch(`/auth-api/v1/auditlogs/export?${new URLSearchParams({ ...queryOf(filters), format })}`, {
-        headers: { authorization: `Bearer ${s.login.accessToken}`, ...(s.target && { [STORE_HEADER]: s.target }) },
-      });
-      if (!res.ok) throw new Error(sentenceOf(await res.json().catch(() => undefined), res.status));
-      const url = URL.createObjectURL(await res.blob());
+      // A call rather than a link: the export needs the Bearer header and the store header.
+      const file = await must(api.GET('/auth-api/v1/auditlogs/export', { params: { query: { ...queryOf(filters), format } }, parseAs: 'blob' }));
+      const url = URL.createObjectURL(file);
       const a = document.createElement('a');
       a.href = url;
       a.download = `audit-log.${format}`;

@@ -1,7 +1,9 @@
+import { PasskeyButton, SvcProvider } from '@svc/react';
 import { useState } from 'preact/hooks';
-import { api, featureOff, must, own, type FeatureOff } from '../api/client';
+import { api, featureOff, formatError, must, own, refused, type FeatureOff } from '../api/client';
 import type { components } from '../api/schema';
-import { creationOptions, credentialJson, passkeysSupported } from '../api/webauthn';
+import { client } from '../api/session';
+import { passkeysSupported } from '../api/webauthn';
 import { ErrorText, Field, Notice, Off, useAction } from '../ui';
 
 type Setup = components['schemas']['TotpSetupResponse'];
@@ -65,37 +67,36 @@ export function TotpSetup({ onDone }: { onDone: (completed?: Completed) => void 
   );
 }
 
-// Enrols a passkey of this browser for the signed-in user.
+// Enrols a passkey of this browser for the signed-in user: @svc/react's PasskeyButton
+// (client.passkey.register, which takes the session an enrolment the role required answers:
+// onDone is given none).
 export function PasskeySetup({ onDone }: { onDone: (completed?: Completed) => void }) {
   const [name, setName] = useState('This browser');
   const [done, setDone] = useState(false);
-  const action = useAction();
   const [off, setOff] = useState<FeatureOff>();
   if (!passkeysSupported()) return <p>This browser cannot hold passkeys.</p>;
   // Passkeys switched off in the settings: said, and nothing more to click.
   if (off) return <Off off={off} />;
   return (
-    <form
-      onSubmit={(e) => {
-        e.preventDefault();
-        void action.run(async () => {
-          const options = await must(api.POST('/auth-api/passkeys/register/options', { headers: own() })).catch((e: unknown) => {
-            if (!featureOff(e)) throw e;
+    <SvcProvider client={client}>
+      <form onSubmit={(e) => e.preventDefault()}>
+        <Field label="Passkey name" value={name} onInput={setName} required />
+        <Notice text={done ? 'Passkey added.' : undefined} />
+        <PasskeyButton
+          mode="register"
+          name={name}
+          errorClassName="error"
+          formatError={formatError}
+          onResult={() => {
+            setDone(true);
+            onDone();
+          }}
+          onError={(e) => {
+            refused(e);
             setOff(featureOff(e));
-          });
-          if (!options) return;
-          const credential = (await navigator.credentials.create({ publicKey: creationOptions(options as Record<string, unknown>) })) as PublicKeyCredential | null;
-          if (!credential) throw new Error('The browser made no passkey.');
-          const enrolled = await must(api.POST('/auth-api/passkeys/register/verify', { body: { response: credentialJson(credential), name } as never, headers: own() }));
-          setDone(true);
-          onDone(enrolled.session);
-        });
-      }}
-    >
-      <Field label="Passkey name" value={name} onInput={setName} required />
-      <ErrorText error={action.error} />
-      <Notice text={done ? 'Passkey added.' : undefined} />
-      <button disabled={action.busy}>Add a passkey</button>
-    </form>
+          }}
+        />
+      </form>
+    </SvcProvider>
   );
 }

@@ -25,7 +25,7 @@ export default function LiveEvents({ session }: ScreenProps) {
   useEffect(() => {
     if (!on) return;
     const s = currentSession()!;
-    const query = new URLSearchParams({ topics: topics.replace(/\s+/g, ''), access_token: s.login.accessToken, ...(s.target && { _store: s.target }) });
+    const query = new URLSearchParams({ topics: topics.replace(/\s+/g, ''), access_token: s.accessToken ?? '', ...(s.target && { _store: s.target }) });
     const source = new EventSource(`/events/${encodeURIComponent(name.trim())}/stream?${query}`);
     setError(undefined);
     setOff(undefined);

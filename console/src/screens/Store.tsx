@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, must } from '../api/client';
 import type { components } from '../api/schema';
-import { isSaasAdmin, setSession, storeName } from '../api/session';
+import { isSaasAdmin, lookAt, storeName } from '../api/session';
 import type { ScreenProps } from '../nav';
 import { ErrorText, Field, Notice, Pager, Scope, SearchForm, Section, useAction, useLoad } from '../ui';
 
@@ -19,7 +19,7 @@ export default function StoreScreen({ session }: ScreenProps) {
       <Scope session={session} />
       <ErrorText error={record.error} />
       {record.data && <EditStore key={record.data.store.id} store={record.data.store} where={storeName(session)} saas={isSaasAdmin(session)} onSaved={record.reload} />}
-      {isSaasAdmin(session) && <AllStores onPick={(codename) => setSession({ ...session, target: codename })} />}
+      {isSaasAdmin(session) && <AllStores onPick={lookAt} />}
     </>
   );
 }

@@ -122,6 +122,22 @@ export class ServiceClient {
     return this.shared.keeper.session();
   }
 
+  // The session as last read, without waiting (undefined also before the storage answered).
+  peekSession(): Session | undefined {
+    return this.shared.keeper.peek();
+  }
+
+  // The session a route this client does not wrap answered (e.g. POST /auth-api/mfa/totp/confirm
+  // completing an enrolment the role required): taken as a completed step's answer.
+  async adopt(answer: Schemas['SecondFactorDoneResponse']): Promise<SignInResult> {
+    return this.completed(answer);
+  }
+
+  // Forgets the session here only (the service's session lives on until it ends or expires).
+  forget(): Promise<void> {
+    return this.shared.keeper.set(undefined, 'signedOut');
+  }
+
   // A new access token now (new roles or claims, or ahead of a long task); the session as it then
   // is (undefined: the service ended it).
   refresh(): Promise<Session | undefined> {

@@ -1,5 +1,5 @@
 import { createParser } from 'eventsource-parser';
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { ServiceError, type ErrCode } from './errors.js';
 import type { TopicPayloads } from './generated/events.js';
 
@@ -61,7 +61,26 @@ export class EventChannel {
     return options.transport === 'sse' ? this.stream(subscription, options) : this.socket(subscription, options);
   }
 
+  // Socket.IO's client is loaded with the first socket subscription: apps that use none (or SSE
+  // only) do not carry it.
   private socket<T extends string>(subscription: string, options: SubscribeOptions<T>): Subscription {
+    let closed = false;
+    let socket: Socket | undefined;
+    void import('socket.io-client')
+      .then(({ io }) => {
+        if (!closed) socket = this.connect(io, subscription, options);
+      })
+      .catch((error: unknown) => options.onError?.({ message: String((error as Error).message ?? error), errCode: 'NetworkError' }));
+    return {
+      close: () => {
+        closed = true;
+        socket?.disconnect();
+        options.onStatus?.('closed');
+      },
+    };
+  }
+
+  private connect<T extends string>(io: typeof import('socket.io-client').io, subscription: string, options: SubscribeOptions<T>): Socket {
     const { baseUrl, store } = this.options;
     const status = (s: SubscriptionStatus) => options.onStatus?.(s);
     let renewed = false;
@@ -108,12 +127,7 @@ export class EventChannel {
       options.onError?.({ message: err.message, errCode: err.data.errCode, ...(err.data.detail && { detail: err.data.detail }) });
       status('closed');
     });
-    return {
-      close: () => {
-        socket.disconnect();
-        status('closed');
-      },
-    };
+    return socket;
   }
 
   // Server-Sent Events read through fetch (no EventSource needed, so headers carry the token).
