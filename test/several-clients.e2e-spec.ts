@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { AddressInfo } from 'node:net';
 import type { ParsedMail } from 'mailparser';
+import { createClient } from '@svc/client';
 import { expectError, login, PASSWORD, registerStore, startApp, unique, uniqueEmail, waitFor, type TestApp } from './helpers.js';
 import { smtp, startMailServer, type MailServer } from './mail-server.js';
 import { followRedirects, startOAuthServer, startOidcProvider, type OAuthPeer, type OidcPeer } from './oauth-peers.js';
@@ -91,6 +92,29 @@ describe('several client applications per store', () => {
       expect(landed.searchParams.get('provider')).toBe('gitlab');
       const needed = await result(store.codename, landed.searchParams.get('socialCode')!).expect(200);
       expect(needed.body).toMatchObject({ type: 'RegisterNeededForSocialLogin', accountInfo: { provider: 'gitlab', fullname: 'Mo Bile' } });
+    });
+
+    it('through @svc/client: the URL to leave for, the code back, a registration with it, then a sign-in', async () => {
+      const store = await registerStore(t.http);
+      const email = uniqueEmail();
+      const profile = { id: unique('id'), username: 'cl', name: 'Cli Ent', email, confirmed_at: '2024-01-01T00:00:00Z' };
+      const client = createClient({ baseUrl: base, store: store.codename });
+      const url = client.social.url('gitlab', { redirectUrl: MOBILE_CALLBACK });
+      expect(url).toBe(withRedirect('/auth-api/auth/gitlab', store.codename, MOBILE_CALLBACK));
+
+      gitlab.profile = profile;
+      const first = await followRedirects(url, CLIENTS);
+      expect(first.origin + first.pathname).toBe(MOBILE_CALLBACK);
+      const needed = await client.completeSocialCode(first.searchParams.get('socialCode')!);
+      expect(needed).toMatchObject({ status: 'registrationNeeded', accountInfo: { provider: 'gitlab', fullname: 'Cli Ent' } });
+      if (needed.status !== 'registrationNeeded') throw new Error('expected a registration');
+      await client.signUp.user({ email, fullname: 'Cli Ent', socialCode: needed.socialCode });
+
+      gitlab.profile = profile;
+      const again = await followRedirects(client.social.url('gitlab', { redirectUrl: MOBILE_CALLBACK }), CLIENTS);
+      const signedIn = await client.completeSocialCode(again.searchParams.get('socialCode')!);
+      expect(signedIn).toMatchObject({ status: 'signedIn', session: { email, store: store.codename } });
+      expect((await client.currentUser())?.email).toBe(email);
     });
 
     it('a sign-in naming no callback lands on the first listed one', async () => {

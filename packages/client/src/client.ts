@@ -35,7 +35,9 @@ export type SignInResult =
   | { status: 'secondFactor'; factors: SecondFactor[]; session: Session }
   | { status: 'mfaEnrollment'; session: Session };
 
-export type SocialResult = SignInResult | { status: 'registrationNeeded'; accountInfo: Record<string, unknown> };
+// No user of the store has this social account yet: `socialCode` registers one with it
+// (`signUp.user({ ..., socialCode })`).
+export type SocialResult = SignInResult | { status: 'registrationNeeded'; accountInfo: Record<string, unknown>; socialCode: string };
 
 type Body = Record<string, unknown>;
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -221,7 +223,7 @@ export class ServiceClient {
 
   async completeSocialCode(socialCode: string): Promise<SocialResult> {
     const answer = await this.call<Schemas['SocialLoginResultResponse']>('POST', '/auth-api/auth/social-login-result', { socialCode }, { anonymous: true });
-    if (answer.type === 'RegisterNeededForSocialLogin') return { status: 'registrationNeeded', accountInfo: answer.accountInfo ?? {} };
+    if (answer.type === 'RegisterNeededForSocialLogin') return { status: 'registrationNeeded', accountInfo: answer.accountInfo ?? {}, socialCode: answer.socialCode ?? '' };
     return this.signedIn(answer);
   }
 
