@@ -26,6 +26,8 @@ import { ConfigModule } from './platform/config/config.module.js';
 import { DatabaseModule } from './platform/database/database.module.js';
 import { EventChannelModule } from './channels/events/event-channel.module.js';
 import { HealthModule } from './operations/health/health.module.js';
+import { OAuthClientModule } from './identity/oauth-client/oauth-client.module.js';
+import { OidcProviderModule } from './identity/oidc-provider/oidc-provider.module.js';
 import { MetricsModule } from './operations/metrics/metrics.module.js';
 import { NotificationModule } from './delivery/notification/notification.module.js';
 import { OverviewModule } from './operations/overview/overview.module.js';
@@ -109,6 +111,8 @@ export class AppModule implements OnModuleInit {
         WebhookModule,
         M2mModule,
         ApiKeyModule,
+        OAuthClientModule,
+        OidcProviderModule,
         SeedModule,
         HealthModule,
         OverviewModule,

@@ -29,6 +29,7 @@ import { REALTIME_FORM_ROUTES } from './channels/realtime/realtime.controller.js
 import { INTROSPECTION_ROUTE } from './identity/auth/token.controller.js';
 import { SocialProviderRegistry } from './identity/social/social-provider-registry.js';
 import { TenancyMiddleware } from './identity/tenancy/tenancy.middleware.js';
+import { OidcProviderMiddleware } from './identity/oidc-provider/oidc-provider.middleware.js';
 import { ApiKeySection } from './identity/apikey/api-key.settings.js';
 import { ConsoleSection } from './operations/console/console.settings.js';
 
@@ -80,6 +81,7 @@ export async function createApp(sources: AppSources = {}, early?: EarlyStart): P
     const metrics = app.get(Metrics);
     const apiDone = app.get(ApiDone);
     const tenancy = app.get(TenancyMiddleware);
+    const oidcProvider = app.get(OidcProviderMiddleware);
     const events = app.get(EventHub);
     const openRequests = new OpenRequests();
     const logger = app.get(Logger);
@@ -96,6 +98,9 @@ export async function createApp(sources: AppSources = {}, early?: EarlyStart): P
         securityHeaders(),
         corsMiddleware(app.get(CorsPolicy)),
         ...(consoleFiles ? [consoleFiles.handle] : []),
+        // The OpenID Connect provider (/auth-api/oidc/{store}): before the body parser, as the
+        // provider reads its own bodies, and the tenant, which its path names.
+        (req, res, next) => oidcProvider.handle(req as ContextRequest, res, next),
         // A provider's form-post return (Apple's), asked per request: extensions register theirs at init.
         jsonBody({ formRoutes: [...REALTIME_FORM_ROUTES, INTROSPECTION_ROUTE], formPaths: { test: (path) => signInProviders.takesFormPost(path) } }),
         (req, res, next) => tenancy.use(req as ContextRequest, res, next),

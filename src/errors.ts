@@ -4,6 +4,7 @@ import { ANTIBOT_ERRORS } from './identity/antibot/antibot.errors.js';
 import { API_KEY_ERRORS } from './identity/apikey/api-key.errors.js';
 import { AUTH_ERRORS } from './identity/auth/auth.errors.js';
 import { BUCKET_ERRORS } from './identity/bucket/bucket.errors.js';
+import { OAUTH_CLIENT_ERRORS } from './identity/oauth-client/oauth-client.errors.js';
 import { MFA_ERRORS } from './identity/mfa/mfa.errors.js';
 import { M2M_ERRORS } from './identity/m2m/m2m.errors.js';
 import { PASSKEY_ERRORS } from './identity/passkey/passkey.errors.js';
@@ -40,6 +41,7 @@ registerErrors(
   SESSION_ERRORS,
   M2M_ERRORS,
   API_KEY_ERRORS,
+  OAUTH_CLIENT_ERRORS,
   USER_ADMIN_ERRORS,
   VERIFICATION_ERRORS,
   PASSWORDLESS_ERRORS,

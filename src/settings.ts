@@ -6,6 +6,7 @@ import { AccessSection } from './identity/access/access.settings.js';
 import { AntiBotSection } from './identity/antibot/antibot.settings.js';
 import { ApiKeySection } from './identity/apikey/api-key.settings.js';
 import { BucketSection } from './identity/bucket/bucket.settings.js';
+import { OidcProviderSection } from './identity/oauth-client/oauth-client.settings.js';
 import { MachineTokenSection } from './identity/m2m/m2m.settings.js';
 import { PasswordPolicySection } from './identity/password-policy/password-policy.settings.js';
 import { PasswordlessSection } from './identity/passwordless/passwordless.settings.js';
@@ -64,6 +65,7 @@ export const CORE_SECTIONS = [
   { schema: RealtimeSection },
   { schema: ConsoleSection },
   { schema: WebhookSection },
+  { schema: OidcProviderSection },
 ] as const satisfies readonly SettingsSection[];
 
 // The whole settings file, as one typed object (what `SERVICE_SETTINGS` holds).

@@ -83,6 +83,15 @@ const ROUTES = [
   { method: 'GET', path: '/auth-api/v1/auditlogs/export', policy: `authenticated(user,apiKey) ${ADMINS} permission=auditLog.read saasAdminTargetsAnyStore` },
   { method: 'GET', path: '/auth-api/v1/auditlogs/verify', policy: `authenticated(user,apiKey) ${ADMINS} permission=auditLog.read saasAdminTargetsAnyStore` },
   { method: 'GET', path: '/auth-api/v1/briefstores', policy: 'public' },
+  // OAuth clients of the OpenID Connect provider: a store's administrators for its clients, a
+  // SaaS administrator for any store it targets; a secret is in the creation's and the
+  // rotation's answers only
+  { method: 'GET', path: '/auth-api/v1/oauthclients', policy: `authenticated(user,apiKey) ${ADMINS} permission=oauthclients.read saasAdminTargetsAnyStore` },
+  { method: 'POST', path: '/auth-api/v1/oauthclients', policy: `authenticated(user,apiKey) ${ADMINS} permission=oauthclients.write saasAdminTargetsAnyStore` },
+  { method: 'DELETE', path: '/auth-api/v1/oauthclients/:id', policy: `authenticated(user,apiKey) ${ADMINS} permission=oauthclients.write saasAdminTargetsAnyStore` },
+  { method: 'GET', path: '/auth-api/v1/oauthclients/:id', policy: `authenticated(user,apiKey) ${ADMINS} permission=oauthclients.read saasAdminTargetsAnyStore` },
+  { method: 'PATCH', path: '/auth-api/v1/oauthclients/:id', policy: `authenticated(user,apiKey) ${ADMINS} permission=oauthclients.write saasAdminTargetsAnyStore` },
+  { method: 'POST', path: '/auth-api/v1/oauthclients/:id/rotate-secret', policy: `authenticated(user,apiKey) ${ADMINS} permission=oauthclients.write saasAdminTargetsAnyStore` },
   // the console's overview of the targeted store (counts of users and sessions, sign-ins from
   // the audit log): its administrators; a SaaS administrator any store it targets
   { method: 'GET', path: '/auth-api/v1/overview', policy: `authenticated(user,apiKey) ${ADMINS} permission=overview.read saasAdminTargetsAnyStore` },

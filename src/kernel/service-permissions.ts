@@ -24,6 +24,8 @@ export const P = {
   overviewRead: 'overview.read',
   webhooksRead: 'webhooks.read',
   webhooksWrite: 'webhooks.write',
+  oauthClientsRead: 'oauthclients.read',
+  oauthClientsWrite: 'oauthclients.write',
 } as const;
 
 export type ServicePermission = (typeof P)[keyof typeof P];
@@ -37,6 +39,7 @@ export const SERVICE_PERMISSION_GROUPS: readonly { groupName: string; permission
   { groupName: 'auditLog', permissions: [P.auditLogRead] },
   { groupName: 'overview', permissions: [P.overviewRead] },
   { groupName: 'webhooks', permissions: [P.webhooksRead, P.webhooksWrite] },
+  { groupName: 'oauthClients', permissions: [P.oauthClientsRead, P.oauthClientsWrite] },
 ];
 
 // What only the SaaS level's administrators hold (`superAdmin`, `saasAdmin`): the list of every

@@ -838,6 +838,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth-api/v1/oauthclients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The store's clients, newest first, paged. */
+        get: operations["OAuthClientController_list"];
+        put?: never;
+        /** Register a client; a confidential one's secret is in this answer only. */
+        post: operations["OAuthClientController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth-api/v1/oauthclients/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["OAuthClientController_get"];
+        put?: never;
+        post?: never;
+        /** Delete a client: its secret and tokens stop being accepted. */
+        delete: operations["OAuthClientController_delete"];
+        options?: never;
+        head?: never;
+        /** Change the name, redirect URIs, grant types, scopes or first-party flag; not the authentication method. */
+        patch: operations["OAuthClientController_update"];
+        trace?: never;
+    };
+    "/auth-api/v1/oauthclients/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new client secret, in this answer only; the previous one stops at once. 400 for a client without a secret. */
+        post: operations["OAuthClientController_rotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth-api/v1/overview": {
         parameters: {
             query?: never;
@@ -1677,6 +1730,63 @@ export interface components {
             groupId: string;
             userId: string;
         };
+        CreateOAuthClientInput: {
+            /**
+             * @description One of the service's own applications: the provider may skip the consent screen for it.
+             * @default false
+             */
+            firstParty: boolean;
+            /**
+             * @description `refresh_token` needs `authorization_code`; `client_credentials` needs a confidential client.
+             * @default [
+             *       "authorization_code"
+             *     ]
+             */
+            grantTypes: ("authorization_code" | "refresh_token" | "client_credentials")[];
+            /**
+             * @description The client's public keys (a JWK Set), required with `private_key_jwt` and only then; private members (`d`, `p`, `q`, `dp`, `dq`, `qi`, `k`) are refused.
+             * @example {
+             *       "keys": [
+             *         {
+             *           "kty": "EC",
+             *           "crv": "P-256",
+             *           "x": "…",
+             *           "y": "…",
+             *           "kid": "k1"
+             *         }
+             *       ]
+             *     }
+             */
+            jwks?: {
+                [key: string]: unknown;
+            };
+            /** @example Storefront */
+            name: string;
+            /**
+             * @description Where the provider may send the browser after a sign-out. Absolute, without a fragment: `https`, `http` on a loopback host (127.0.0.1, [::1], localhost) only, or, for a client with `tokenEndpointAuthMethod: "none"` (a native app), a private-use scheme in reverse-domain form (`com.example.app:/callback`, RFC 8252). At most 20.
+             * @default []
+             */
+            postLogoutRedirectUris: string[];
+            /**
+             * @description Absolute, without a fragment: `https`, `http` on a loopback host (127.0.0.1, [::1], localhost) only, or, for a client with `tokenEndpointAuthMethod: "none"` (a native app), a private-use scheme in reverse-domain form (`com.example.app:/callback`, RFC 8252). At most 20. At least one with `authorization_code`.
+             * @example [
+             *       "https://app.example.com/callback"
+             *     ]
+             */
+            redirectUris: string[];
+            /**
+             * @default [
+             *       "openid"
+             *     ]
+             */
+            scopes: ("openid" | "offline_access" | "email" | "phone" | "profile" | "roles")[];
+            /**
+             * @description `none`: a public client (a browser or native app, with PKCE); `client_secret_basic` / `client_secret_post`: a secret the service issues, in this answer only; `private_key_jwt`: a signed assertion, verified with `jwks`. It cannot be changed later.
+             * @default client_secret_basic
+             * @enum {string}
+             */
+            tokenEndpointAuthMethod: "none" | "client_secret_basic" | "client_secret_post" | "private_key_jwt";
+        };
         CreateUserInput: {
             /** @description Image URL; a generated avatar when absent. */
             avatar?: string;
@@ -1795,7 +1905,7 @@ export interface components {
              * @description Stable code to act on.
              * @enum {string}
              */
-            errCode: "MalformedJson" | "ValidationFailed" | "UnknownField" | "ForbiddenField" | "PayloadTooLarge" | "UnsupportedMediaType" | "RouteNotFound" | "Conflict" | "NotAcceptable" | "UnprocessableEntity" | "MethodNotAllowed" | "TooManyRequests" | "Forbidden" | "Unauthorized" | "NotFound" | "InternalError" | "ServiceUnavailable" | "StoreNotFound" | "StoreInactive" | "StoreRegistrationUnavailable" | "StoreTargetingUnavailable" | "TenantMismatch" | "StoreActivationSaasOnly" | "RootStoreAlwaysActive" | "StoreListSaasOnly" | "RootLevelOnly" | "StoreLevelOnly" | "TenantRegisterNotPublic" | "DuplicateIdentifier" | "IdentifierRequired" | "IdentifierNotAccepted" | "InvalidMobile" | "WeakPassword" | "PasswordTooWeak" | "PasswordBreached" | "PasswordCheckUnavailable" | "MissingParameters" | "InvalidCredentials" | "NoLoginFound" | "UserInactive" | "PrincipalNotAccepted" | "KeyNotFound" | "RefreshTokenInvalid" | "RefreshTokenReused" | "SessionNotFound" | "MachineClientNotAllowed" | "ApiKeyPermissionNotHeld" | "ApiKeyOutsideOwnStore" | "UserNotFound" | "RoleNotAssignable" | "WrongCurrentPassword" | "EmailVerificationNeeded" | "MobileVerificationNeeded" | "EmailTwoFactorNeeded" | "MobileTwoFactorNeeded" | "TotpTwoFactorNeeded" | "PasskeyTwoFactorNeeded" | "AccessTokenPending" | "MfaEnrollmentRequired" | "VerificationFlowDisabled" | "VerificationResendTooSoon" | "VerificationCodeInvalid" | "VerificationCodeExpired" | "VerificationAttemptsExceeded" | "FrontendUrlNotAllowed" | "SecondFactorNotPending" | "PasswordlessLoginDisabled" | "PasswordlessChannelDisabled" | "WebAuthnNotConfigured" | "PasskeyNotFound" | "PasskeyVerificationFailed" | "PasskeyChallengeExpired" | "TotpCodeInvalid" | "TotpAttemptsExceeded" | "TotpNotEnabled" | "TotpAlreadyEnabled" | "TotpSecretUnreadable" | "MfaCredentialMissing" | "ChallengeFailed" | "SocialProviderNotFound" | "SocialRedirectNotAllowed" | "SocialCodeInvalid" | "SocialProviderUnavailable" | "SsoNotConfigured" | "SsoProviderUnavailable" | "RemoteSessionEnded" | "RemoteSessionUnavailable" | "FileRequired" | "FileNotFound" | "SubscriptionNotFound" | "SessionChanged" | "EventReaderTooSlow" | "WebhooksDisabled" | "WebhookNotFound" | "WebhookUrlRefused" | "WebhookTopicUnknown" | "WebhookLimitReached" | "RealtimeChannelDisabled" | "RealtimeInvalidChannel" | "RealtimeInvalidEvent" | "RealtimeTooManyChannels" | "RealtimeTooManyEvents" | "RealtimeNotPresenceChannel" | "RealtimeInvalidInfo" | "RealtimeInvalidSocketId" | "RealtimeInvalidParameter" | "RealtimeEncryptionDisabled" | "RealtimeChannelForbidden" | "RealtimeWebhookInvalid" | "RealtimeProviderError" | "PermissionDenied" | "PermissionUnknown" | "PermissionNotHeld" | "PermissionGrantNotFound" | "GrantTargetNotManaged" | "UserGroupsInactive" | "UserGroupNotFound" | "UserGroupMemberNotFound" | "UserGroupMemberExists" | "GlobalGroupSaasOnly" | "AuditCursorInvalid" | "ConsoleNotBuilt";
+            errCode: "MalformedJson" | "ValidationFailed" | "UnknownField" | "ForbiddenField" | "PayloadTooLarge" | "UnsupportedMediaType" | "RouteNotFound" | "Conflict" | "NotAcceptable" | "UnprocessableEntity" | "MethodNotAllowed" | "TooManyRequests" | "Forbidden" | "Unauthorized" | "NotFound" | "InternalError" | "ServiceUnavailable" | "StoreNotFound" | "StoreInactive" | "StoreRegistrationUnavailable" | "StoreTargetingUnavailable" | "TenantMismatch" | "StoreActivationSaasOnly" | "RootStoreAlwaysActive" | "StoreListSaasOnly" | "RootLevelOnly" | "StoreLevelOnly" | "TenantRegisterNotPublic" | "DuplicateIdentifier" | "IdentifierRequired" | "IdentifierNotAccepted" | "InvalidMobile" | "WeakPassword" | "PasswordTooWeak" | "PasswordBreached" | "PasswordCheckUnavailable" | "MissingParameters" | "InvalidCredentials" | "NoLoginFound" | "UserInactive" | "PrincipalNotAccepted" | "KeyNotFound" | "RefreshTokenInvalid" | "RefreshTokenReused" | "SessionNotFound" | "MachineClientNotAllowed" | "ApiKeyPermissionNotHeld" | "ApiKeyOutsideOwnStore" | "OidcProviderDisabled" | "OAuthClientNotFound" | "OAuthClientInvalid" | "UserNotFound" | "RoleNotAssignable" | "WrongCurrentPassword" | "EmailVerificationNeeded" | "MobileVerificationNeeded" | "EmailTwoFactorNeeded" | "MobileTwoFactorNeeded" | "TotpTwoFactorNeeded" | "PasskeyTwoFactorNeeded" | "AccessTokenPending" | "MfaEnrollmentRequired" | "VerificationFlowDisabled" | "VerificationResendTooSoon" | "VerificationCodeInvalid" | "VerificationCodeExpired" | "VerificationAttemptsExceeded" | "FrontendUrlNotAllowed" | "SecondFactorNotPending" | "PasswordlessLoginDisabled" | "PasswordlessChannelDisabled" | "WebAuthnNotConfigured" | "PasskeyNotFound" | "PasskeyVerificationFailed" | "PasskeyChallengeExpired" | "TotpCodeInvalid" | "TotpAttemptsExceeded" | "TotpNotEnabled" | "TotpAlreadyEnabled" | "TotpSecretUnreadable" | "MfaCredentialMissing" | "ChallengeFailed" | "SocialProviderNotFound" | "SocialRedirectNotAllowed" | "SocialCodeInvalid" | "SocialProviderUnavailable" | "SsoNotConfigured" | "SsoProviderUnavailable" | "RemoteSessionEnded" | "RemoteSessionUnavailable" | "FileRequired" | "FileNotFound" | "SubscriptionNotFound" | "SessionChanged" | "EventReaderTooSlow" | "WebhooksDisabled" | "WebhookNotFound" | "WebhookUrlRefused" | "WebhookTopicUnknown" | "WebhookLimitReached" | "RealtimeChannelDisabled" | "RealtimeInvalidChannel" | "RealtimeInvalidEvent" | "RealtimeTooManyChannels" | "RealtimeTooManyEvents" | "RealtimeNotPresenceChannel" | "RealtimeInvalidInfo" | "RealtimeInvalidSocketId" | "RealtimeInvalidParameter" | "RealtimeEncryptionDisabled" | "RealtimeChannelForbidden" | "RealtimeWebhookInvalid" | "RealtimeProviderError" | "PermissionDenied" | "PermissionUnknown" | "PermissionNotHeld" | "PermissionGrantNotFound" | "GrantTargetNotManaged" | "UserGroupsInactive" | "UserGroupNotFound" | "UserGroupMemberNotFound" | "UserGroupMemberExists" | "GlobalGroupSaasOnly" | "AuditCursorInvalid" | "ConsoleNotBuilt";
             /** @description A message code, never a sentence: the catalogue's for the `errCode`, or a more precise one where a route names it (`errMsg_<route>RequiresEmail2FA`). */
             message: string;
             /** @description Also in the `x-request-id` header; quote it when reporting a problem. */
@@ -1987,6 +2097,50 @@ export interface components {
             message: "No login found";
             /** @enum {string} */
             status: "ERR";
+        };
+        OAuthClientResponse: {
+            /**
+             * @description The OAuth `client_id`.
+             * @example oc_3q2-7wZ8h1Xk0b9m2VhK4A
+             */
+            clientId: string;
+            /** Format: date-time */
+            createdAt: string;
+            firstParty: boolean;
+            grantTypes: ("authorization_code" | "refresh_token" | "client_credentials")[];
+            /** Format: uuid */
+            id: string;
+            name: string;
+            postLogoutRedirectUris: string[];
+            redirectUris: string[];
+            scopes: ("openid" | "offline_access" | "email" | "phone" | "profile" | "roles")[];
+            /** @enum {string} */
+            tokenEndpointAuthMethod: "none" | "client_secret_basic" | "client_secret_post" | "private_key_jwt";
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        OAuthClientWithSecretResponse: {
+            /**
+             * @description The OAuth `client_id`.
+             * @example oc_3q2-7wZ8h1Xk0b9m2VhK4A
+             */
+            clientId: string;
+            /** @description The client secret (base64url of 32 random bytes), for `client_secret_basic` and `client_secret_post` clients only, shown in this answer only: the service keeps its hash. */
+            clientSecret?: string;
+            /** Format: date-time */
+            createdAt: string;
+            firstParty: boolean;
+            grantTypes: ("authorization_code" | "refresh_token" | "client_credentials")[];
+            /** Format: uuid */
+            id: string;
+            name: string;
+            postLogoutRedirectUris: string[];
+            redirectUris: string[];
+            scopes: ("openid" | "offline_access" | "email" | "phone" | "profile" | "roles")[];
+            /** @enum {string} */
+            tokenEndpointAuthMethod: "none" | "client_secret_basic" | "client_secret_post" | "private_key_jwt";
+            /** Format: date-time */
+            updatedAt: string;
         };
         OpenIdConfiguration: {
             /** @description `acr` of access tokens: `aal2` two methods proved, `aal1` one, `pending` an unfinished sign-in (such a token has no `aud` and serves only to finish it). */
@@ -2729,6 +2883,16 @@ export interface components {
         UpdateMemberInput: {
             groupId?: string;
             userId?: string;
+        };
+        UpdateOAuthClientInput: {
+            firstParty?: boolean;
+            grantTypes?: ("authorization_code" | "refresh_token" | "client_credentials")[];
+            name?: string;
+            /** @description Absolute, without a fragment: `https`, `http` on a loopback host (127.0.0.1, [::1], localhost) only, or, for a client with `tokenEndpointAuthMethod: "none"` (a native app), a private-use scheme in reverse-domain form (`com.example.app:/callback`, RFC 8252). At most 20. */
+            postLogoutRedirectUris?: string[];
+            /** @description Absolute, without a fragment: `https`, `http` on a loopback host (127.0.0.1, [::1], localhost) only, or, for a client with `tokenEndpointAuthMethod: "none"` (a native app), a private-use scheme in reverse-domain form (`com.example.app:/callback`, RFC 8252). At most 20. */
+            redirectUris?: string[];
+            scopes?: ("openid" | "offline_access" | "email" | "phone" | "profile" | "roles")[];
         };
         UpdateStoreInput: {
             /** @description Image URL (an uploaded avatar's link too); null goes back to a generated avatar. */
@@ -4801,6 +4965,220 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    OAuthClientController_list: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                pageNumber?: number;
+                /** @description Rows per page. Default 20, at most 100 (settings `paging`); larger values are capped. */
+                pageRowCount?: number;
+            };
+            header?: {
+                /** @description Targeted store (tenant); root when absent. */
+                "svc-store-codename"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        oauthClients: components["schemas"]["OAuthClientResponse"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    OAuthClientController_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Targeted store (tenant); root when absent. */
+                "svc-store-codename"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateOAuthClientInput"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        oauthClient: components["schemas"]["OAuthClientWithSecretResponse"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    OAuthClientController_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Targeted store (tenant); root when absent. */
+                "svc-store-codename"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        oauthClient: components["schemas"]["OAuthClientResponse"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    OAuthClientController_delete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Targeted store (tenant); root when absent. */
+                "svc-store-codename"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        oauthClient: components["schemas"]["DeletedResponse"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    OAuthClientController_update: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Targeted store (tenant); root when absent. */
+                "svc-store-codename"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateOAuthClientInput"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        oauthClient: components["schemas"]["OAuthClientResponse"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    OAuthClientController_rotateSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Targeted store (tenant); root when absent. */
+                "svc-store-codename"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        oauthClient: components["schemas"]["OAuthClientWithSecretResponse"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };

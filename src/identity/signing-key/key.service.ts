@@ -99,6 +99,15 @@ export class KeyService implements OnApplicationBootstrap {
     return rows.map((r) => this.verifying.get(r.id) ?? verificationKey(r));
   }
 
+  // The keys of the JWKS with their private halves, the signing key first: for a signer that
+  // publishes and signs with the same set (the OpenID Connect provider). Never logged.
+  async privateKeySet(): Promise<{ kid: string; privateKey: KeyObject }[]> {
+    const signing = await this.signingKey();
+    const rows = await this.keys.verifyingAt(this.clock.now());
+    const others = rows.filter((r) => r.id !== signing.kid).map((r) => ({ kid: r.id, privateKey: createPrivateKey(this.encryption.open(r.privateKey)) }));
+    return [{ kid: signing.kid, privateKey: signing.privateKeyObject }, ...others];
+  }
+
   private async loadOrCreate(): Promise<SigningKey> {
     const existing = await this.keys.newestSigningAt(this.clock.now());
     if (existing) return this.toSigningKey(existing);

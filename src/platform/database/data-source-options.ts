@@ -25,8 +25,10 @@ import { SessionAssurance1765900000000 } from './migrations/1765900000000-sessio
 import { DomainEventOutbox1766000000000 } from './migrations/1766000000000-domain-event-outbox.js';
 import { Webhooks1766100000000 } from './migrations/1766100000000-webhooks.js';
 import { WebhookDeliveryService1766200000000 } from './migrations/1766200000000-webhook-delivery-service.js';
+import { OAuthClients1766300000000 } from './migrations/1766300000000-oauth-clients.js';
+import { OidcPayload1766400000000 } from './migrations/1766400000000-oidc-payload.js';
 
-export const MIGRATIONS = [Init1763800000000, SessionsAndKeys1763900000000, Notifications1764000000000, ApiKeys1764100000000, AvatarUploads1764250000000, Verification1764310000000, SocialLogin1764320000000, Access1764400000000, StoreChanges1764500000000, StorePickerIndex1764600000000, RefreshTokens1764700000000, DeviceSessions1764800000000, AppFactors1764900000000, Totp1765000000000, Passkeys1765100000000, AuditLog1765200000000, PasswordlessLinks1765400000000, AuditLogActionPrefix1765500000000, RefreshTokenSealedSuccessor1765600000000, RefreshTokenHotSpend1765700000000, AuditChainKeys1765800000000, SessionAssurance1765900000000, DomainEventOutbox1766000000000, Webhooks1766100000000, WebhookDeliveryService1766200000000];
+export const MIGRATIONS = [Init1763800000000, SessionsAndKeys1763900000000, Notifications1764000000000, ApiKeys1764100000000, AvatarUploads1764250000000, Verification1764310000000, SocialLogin1764320000000, Access1764400000000, StoreChanges1764500000000, StorePickerIndex1764600000000, RefreshTokens1764700000000, DeviceSessions1764800000000, AppFactors1764900000000, Totp1765000000000, Passkeys1765100000000, AuditLog1765200000000, PasswordlessLinks1765400000000, AuditLogActionPrefix1765500000000, RefreshTokenSealedSuccessor1765600000000, RefreshTokenHotSpend1765700000000, AuditChainKeys1765800000000, SessionAssurance1765900000000, DomainEventOutbox1766000000000, Webhooks1766100000000, WebhookDeliveryService1766200000000, OAuthClients1766300000000, OidcPayload1766400000000];
 
 // `entities`: the features' tables (src/entities.ts composes them; the migrations need none).
 // `clientClass`: the pool's connections (see DatabaseNotifications). `extraMigrations`: those of
