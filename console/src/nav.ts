@@ -2,6 +2,7 @@ import type { FunctionComponent } from 'preact';
 import type { Session } from './api/session';
 import Access from './screens/Access';
 import ApiKeys from './screens/ApiKeys';
+import Applications from './screens/Applications';
 import AuditLog from './screens/AuditLog';
 import LiveEvents from './screens/LiveEvents';
 import OverviewScreen from './screens/Overview';
@@ -29,6 +30,7 @@ export const NAV: NavEntry[] = [
   { path: 'sessions', label: 'Sessions', screen: Sessions },
   { path: 'apikeys', label: 'API keys', screen: ApiKeys },
   { path: 'webhooks', label: 'Webhooks', screen: Webhooks },
+  { path: 'applications', label: 'Applications', screen: Applications },
   { path: 'access', label: 'Access', screen: Access },
   { path: 'audit', label: 'Audit log', screen: AuditLog },
   { path: 'events', label: 'Live events', screen: LiveEvents },

@@ -73,6 +73,7 @@ const FEATURES_OFF: Record<string, FeatureOff> = {
   WebAuthnNotConfigured: { what: 'Passkeys are', key: 'webauthn' },
   SubscriptionNotFound: { what: 'This event subscription is', key: 'eventSubscriptions' },
   WebhooksDisabled: { what: 'Webhooks are', key: 'webhooks.enabled' },
+  OidcProviderDisabled: { what: 'The OpenID Connect provider is', key: 'oidcProvider.enabled' },
 };
 
 export function featureOff(error: unknown): FeatureOff | undefined {
