@@ -5,6 +5,7 @@ import { API_KEY_ERRORS } from './identity/apikey/api-key.errors.js';
 import { AUTH_ERRORS } from './identity/auth/auth.errors.js';
 import { BUCKET_ERRORS } from './identity/bucket/bucket.errors.js';
 import { OAUTH_CLIENT_ERRORS } from './identity/oauth-client/oauth-client.errors.js';
+import { OIDC_PROVIDER_ERRORS } from './identity/oidc-provider/oidc-provider.errors.js';
 import { MFA_ERRORS } from './identity/mfa/mfa.errors.js';
 import { M2M_ERRORS } from './identity/m2m/m2m.errors.js';
 import { PASSKEY_ERRORS } from './identity/passkey/passkey.errors.js';
@@ -42,6 +43,7 @@ registerErrors(
   M2M_ERRORS,
   API_KEY_ERRORS,
   OAUTH_CLIENT_ERRORS,
+  OIDC_PROVIDER_ERRORS,
   USER_ADMIN_ERRORS,
   VERIFICATION_ERRORS,
   PASSWORDLESS_ERRORS,

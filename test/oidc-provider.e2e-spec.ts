@@ -3,7 +3,10 @@ import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as oidc from 'openid-client';
 import { Secret, TOTP } from 'otpauth';
-import { freePort, login, PASSWORD, registerStore, startApp, unique, uniqueEmail, type RegisteredStore, type TestApp } from './helpers.js';
+import { DataSource } from 'typeorm';
+import { OidcPayloadSweep } from '../src/identity/oidc-provider/oidc-payload.sweep.js';
+import { AuditRecorderService } from '../src/operations/audit/audit-recorder.service.js';
+import { expectError, freePort, login, PASSWORD, registerStore, startApp, unique, uniqueEmail, updateStoreRow, type RegisteredStore, type TestApp } from './helpers.js';
 
 // The OpenID Connect provider (docs/oidc.md) driven by openid-client as the relying party, with
 // its HTML sign-in pages submitted as a browser would (manual redirects, cookies kept).
@@ -149,7 +152,12 @@ describe('OpenID Connect provider', () => {
     expect(meta.scopes_supported).toEqual(expect.arrayContaining(['openid', 'offline_access', 'email', 'phone', 'profile', 'roles']));
     const provider = (await (await fetch(meta.jwks_uri!)).json()) as { keys: { kid: string; n: string; d?: string }[] };
     const service = (await (await fetch(`${base}/auth-api/.well-known/jwks.json`)).json()) as { keys: { kid: string; n: string }[] };
-    expect(provider.keys.map((k) => [k.kid, k.n])).toEqual(service.keys.map((k) => [k.kid, k.n]));
+    // The service's keys (on a database shared with other deployments, less any another secret
+    // sealed), its current signing key first.
+    const serviceKeys = service.keys.map((k) => [k.kid, k.n]);
+    for (const key of provider.keys) expect(serviceKeys).toContainEqual([key.kid, key.n]);
+    const { kid } = JSON.parse(Buffer.from(adminToken.split('.')[0]!, 'base64url').toString()) as { kid: string };
+    expect(provider.keys[0]?.kid).toBe(kid);
     expect(provider.keys.every((k) => k.d === undefined)).toBe(true);
     // A Host header names nothing: the addresses are the issuer's.
     const spoofed = await fetch(`${issuerOf(store)}/.well-known/openid-configuration`, { headers: { 'x-forwarded-host': 'evil.example' } });
@@ -211,6 +219,27 @@ describe('OpenID Connect provider', () => {
     expect(await flow(partnerConfig, browser)).toEqual({ asked: true, email: userEmail });
     // consentRemembered (default): the same user and application are not asked again.
     expect(await flow(partnerConfig, browser)).toEqual({ asked: false, email: userEmail });
+  });
+
+  it('signs the user in to applications again without a form while the service session lives, and not once it has ended', async () => {
+    const browser = new Browser();
+    const { tokens } = await codeFlow(browser, config, 'openid');
+    const sub = tokens.claims()!.sub;
+    const silent = async () => {
+      const verifier = oidc.randomPKCECodeVerifier();
+      const res = await browser.fetch(oidc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid', prompt: 'none', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' }).href);
+      let to = location(res);
+      // The provider answers through its resume step.
+      for (let hops = 0; hops < 5 && !to.startsWith(REDIRECT); hops++) to = location(await browser.fetch(to));
+      return new URL(to).searchParams;
+    };
+    expect((await silent()).get('code')).toBeTruthy();
+
+    // An administrator ends the user's sessions at the service.
+    await t.http.delete(`/auth-api/v1/users/${sub}/sessions`).set('svc-store-codename', store.codename).set('authorization', `Bearer ${adminToken}`).expect(200);
+    const refused = await silent();
+    expect(refused.get('code')).toBeNull();
+    expect(refused.get('error')).toBe('login_required');
   });
 
   it('introspects and revokes tokens; client credentials', async () => {
@@ -334,6 +363,132 @@ describe('OpenID Connect provider', () => {
     const res = await fetch(`${base}/auth-api/oidc/no-such-store-here/.well-known/openid-configuration`);
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ result: 'ERR', status: 404, errCode: 'StoreNotFound' });
+  });
+
+  // A user of the store (created by its admin), its id.
+  async function newUser(target: RegisteredStore, token: string): Promise<{ id: string; email: string }> {
+    const email = uniqueEmail();
+    const res = await t.http.post('/auth-api/users').set('svc-store-codename', target.codename).set('authorization', `Bearer ${token}`).send({ email, password: PASSWORD, fullname: 'Alan Turing' }).expect(201);
+    return { id: res.body.user.id, email };
+  }
+
+  // The sign-in's password form submitted once; the page answered.
+  async function submitPassword(cfg: oidc.Configuration, username: string): Promise<Response> {
+    const browser = new Browser();
+    let res = await browser.fetch(oidc.buildAuthorizationUrl(cfg, { redirect_uri: REDIRECT, scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256' }).href);
+    res = await browser.fetch(location(res));
+    return browser.post(formAction(await res.text()), { username, password: PASSWORD });
+  }
+
+  // A sign-in of `email` through the consent page, in a browser of its own; its tokens.
+  async function codeFlowAs(email: string, scope = 'openid email offline_access') {
+    const verifier = oidc.randomPKCECodeVerifier();
+    const nonce = oidc.randomNonce();
+    const { callback } = await signIn(new Browser(), config, { scope, nonce, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', prompt: 'consent' }, email);
+    return oidc.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: verifier, expectedNonce: nonce, idTokenExpected: true });
+  }
+
+  async function pkce(extra: Record<string, string> = {}) {
+    return { scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256', ...extra };
+  }
+
+  it('refuses a deactivated user: no sign-in, and its refresh token stops working', async () => {
+    const user = await newUser(store, adminToken);
+    const own = await codeFlowAs(user.email);
+    expect(own.refresh_token).toBeTruthy();
+    await t.http.patch(`/auth-api/v1/users/${user.id}`).set('svc-store-codename', store.codename).set('authorization', `Bearer ${adminToken}`).send({ isActive: false }).expect(200);
+
+    expect(await oauthError(oidc.refreshTokenGrant(config, own.refresh_token!))).toBe('invalid_grant');
+    const refused = await submitPassword(config, user.email);
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain('This account cannot sign in here.');
+  });
+
+  it("refuses everything at a deactivated store's issuer", async () => {
+    const gone = await registerStore(t.http);
+    const goneAdmin = (await login(t.http, gone.ownerEmail, PASSWORD, gone.codename)).accessToken;
+    const goneClient = await createClient(gone, goneAdmin, { grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'], scopes: ['openid', 'offline_access'] });
+    const goneConfig = await discover(gone, goneClient);
+    const verifier = oidc.randomPKCECodeVerifier();
+    const { callback } = await signIn(new Browser(), goneConfig, { scope: 'openid offline_access', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', prompt: 'consent' }, gone.ownerEmail);
+    const tokens = await oidc.authorizationCodeGrant(goneConfig, new URL(callback), { pkceCodeVerifier: verifier, idTokenExpected: true });
+
+    await updateStoreRow([t], gone.storeId, { isActive: false });
+    const discovery = await fetch(`${issuerOf(gone)}/.well-known/openid-configuration`);
+    expect(discovery.status).toBe(403);
+    expect(await discovery.json()).toMatchObject({ result: 'ERR', status: 403, errCode: 'StoreInactive' });
+    const authorize = await fetch(oidc.buildAuthorizationUrl(goneConfig, { redirect_uri: REDIRECT, ...(await pkce()) }).href, { redirect: 'manual' });
+    expect(authorize.status).toBe(403);
+    await expect(oidc.refreshTokenGrant(goneConfig, tokens.refresh_token!)).rejects.toThrow();
+    await expect(oidc.clientCredentialsGrant(goneConfig)).rejects.toThrow();
+    await expect(oidc.fetchUserInfo(goneConfig, tokens.access_token, tokens.claims()!.sub)).rejects.toThrow();
+  });
+
+  it('asks for the password again with prompt=login or max_age=0, even with a provider session', async () => {
+    const browser = new Browser();
+    await codeFlow(browser, config, 'openid');
+    // The provider session signs the user in without the form...
+    const quiet = await signIn(browser, config, await pkce());
+    expect(quiet.pages.some((p) => p.includes('name="password"'))).toBe(false);
+    // ...unless the application asks for a new sign-in.
+    const again = await signIn(browser, config, await pkce({ prompt: 'login' }));
+    expect(again.pages.some((p) => p.includes('name="password"'))).toBe(true);
+    expect(new URL(again.callback).searchParams.get('code')).toBeTruthy();
+    const aged = await signIn(browser, config, await pkce({ max_age: '0' }));
+    expect(aged.pages.some((p) => p.includes('name="password"'))).toBe(true);
+    expect(new URL(aged.callback).searchParams.get('code')).toBeTruthy();
+  });
+
+  it("lists and revokes a user's consents, its own and by an administrator: the refresh token under one dies; audited", async () => {
+    const user = await newUser(store, adminToken);
+    const own = await login(t.http, user.email, PASSWORD, store.codename);
+    const as = (method: 'get' | 'delete', path: string, token = own.accessToken) => t.http[method](path).set('svc-store-codename', store.codename).set('authorization', `Bearer ${token}`);
+    const first = await codeFlowAs(user.email);
+    const second = await codeFlowAs(user.email);
+
+    const listed = await as('get', '/auth-api/oauth/consents?pageRowCount=1').expect(200);
+    expect(listed.body).toMatchObject({ status: 'OK', dataName: 'consents', paging: { pageNumber: 1, pageRowCount: 1, totalRowCount: 2, pageCount: 2 } });
+    expect(listed.body.consents).toEqual([{ id: expect.any(String), clientId: client.clientId, clientName: 'Orders web', scopes: expect.arrayContaining(['openid', 'email', 'offline_access']), createdAt: expect.any(String) }]);
+    const all = (await as('get', '/auth-api/oauth/consents').expect(200)).body.consents as { id: string }[];
+    expect(all).toHaveLength(2);
+    // Another user sees none of them, and cannot revoke them.
+    const stranger = await login(t.http, userEmail, PASSWORD, store.codename);
+    expect(((await as('get', '/auth-api/oauth/consents', stranger.accessToken).expect(200)).body.consents as { id: string }[]).map((c) => c.id)).not.toContain(all[0]!.id);
+    expectError(await as('delete', `/auth-api/oauth/consents/${all[0]!.id}`, stranger.accessToken), 404, 'OAuthConsentNotFound');
+
+    // Which consent holds which refresh token: revoke one, the other refresh still works.
+    await as('delete', `/auth-api/oauth/consents/${all[0]!.id}`).expect(200);
+    expectError(await as('delete', `/auth-api/oauth/consents/${all[0]!.id}`), 404, 'OAuthConsentNotFound');
+    const results = await Promise.all([first, second].map((tokens) => oauthError(oidc.refreshTokenGrant(config, tokens.refresh_token!)).catch(() => 'ok')));
+    expect(results.sort()).toEqual(['invalid_grant', 'ok']);
+
+    // An administrator lists and revokes the other.
+    const byAdmin = await as('get', `/auth-api/v1/users/${user.id}/oauthconsents`, adminToken).expect(200);
+    expect(byAdmin.body.consents.map((c: { id: string }) => c.id)).toEqual([all[1]!.id]);
+    await as('delete', `/auth-api/v1/users/${user.id}/oauthconsents/${all[1]!.id}`, adminToken).expect(200);
+    expect((await as('get', '/auth-api/oauth/consents').expect(200)).body.consents).toEqual([]);
+    // A plain user cannot use the administrators' routes.
+    expect((await as('get', `/auth-api/v1/users/${user.id}/oauthconsents`).send()).status).toBe(403);
+
+    await t.app.get(AuditRecorderService).flush();
+    const audit = async (action: string) => (await as('get', `/auth-api/v1/auditlogs?pageRowCount=100&action=${action}`, adminToken).expect(200)).body.auditLogs as { actor: { id: string }; target: { id: string }; details: Record<string, unknown> }[];
+    const granted = (await audit('oauth.consent.granted')).filter((e) => e.actor.id === user.id);
+    expect(granted).toHaveLength(2);
+    expect(granted[0]!.details).toMatchObject({ clientId: client.clientId, scopes: expect.arrayContaining(['openid', 'offline_access']) });
+    const revoked = (await audit('oauth.consent.revoked')).filter((e) => e.details.userId === user.id);
+    expect(revoked.map((e) => [e.target.id, e.actor.id]).sort()).toEqual([[all[0]!.id, user.id], [all[1]!.id, store.ownerId]].sort());
+  });
+
+  it('sweeps expired rows away and keeps live ones', async () => {
+    const db = t.app.get(DataSource);
+    const [expired, live] = [unique('expired'), unique('live')];
+    const insert = (id: string, expiresAt: Date) =>
+      db.query(`INSERT INTO "oidc_payload" ("model", "id", "storeId", "payload", "expiresAt") VALUES ('AccessToken', $1, $2, '{}', $3)`, [id, store.storeId, expiresAt]);
+    await insert(expired, new Date(Date.now() - 60_000));
+    await insert(live, new Date(Date.now() + 60_000));
+    expect(await t.app.get(OidcPayloadSweep).sweep()).toBeGreaterThanOrEqual(1);
+    const left = (await db.query(`SELECT "id" FROM "oidc_payload" WHERE "id" = ANY($1)`, [[expired, live]])) as { id: string }[];
+    expect(left.map((r) => r.id)).toEqual([live]);
   });
 });
 

@@ -38,6 +38,10 @@ const ROUTES = [
   { method: 'POST', path: '/auth-api/mfa/totp/confirm', policy: 'authenticated(user) permission=none mfaEnrollment' },
   { method: 'POST', path: '/auth-api/mfa/totp/setup', policy: 'authenticated(user) permission=none mfaEnrollment' },
   { method: 'POST', path: '/auth-api/mfa/totp/verify', policy: 'authenticated(user) permission=none during2FA' },
+  // the caller's own remembered consents of the OpenID Connect provider, logins only (scoped to the
+  // caller in the service)
+  { method: 'GET', path: '/auth-api/oauth/consents', policy: 'authenticated(user) permission=none' },
+  { method: 'DELETE', path: '/auth-api/oauth/consents/:id', policy: 'authenticated(user) permission=none' },
   // passkeys: the caller's own, in its store; enrolment stays open to a user whose role must
   // still enrol an app factor; a passkey as a pending sign-in's second factor is open while it is
   // pending. Sign-in is public: the passkey's signature is the credential
@@ -129,6 +133,10 @@ const ROUTES = [
   // the service); ending them is a change to the user, as a deactivation is
   // an administrator who outranks the user resets its app factors (never its own) and ends its sessions
   { method: 'DELETE', path: '/auth-api/v1/users/:id/mfa', policy: `authenticated(user,apiKey) ${ADMINS} permission=users.update` },
+  // a user's remembered consents (OpenID Connect provider grants): admins who outrank the user
+  // (checked in the service); revoking one is a change to the user
+  { method: 'GET', path: '/auth-api/v1/users/:id/oauthconsents', policy: `authenticated(user,apiKey) ${ADMINS} permission=users.read` },
+  { method: 'DELETE', path: '/auth-api/v1/users/:id/oauthconsents/:consentId', policy: `authenticated(user,apiKey) ${ADMINS} permission=users.update` },
   { method: 'DELETE', path: '/auth-api/v1/users/:id/sessions', policy: `authenticated(user,apiKey) ${ADMINS} permission=users.update` },
   { method: 'GET', path: '/auth-api/v1/users/:id/sessions', policy: `authenticated(user,apiKey) ${ADMINS} permission=users.read` },
   // webhooks: a store's administrators for its endpoints, a SaaS administrator for any store it

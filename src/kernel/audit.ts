@@ -67,6 +67,8 @@ export const AUDIT_ACTIONS = {
   'oauth.client.updated': 'an OAuth client was changed (the fields changed)',
   'oauth.client.deleted': 'an OAuth client was deleted',
   'oauth.client.secret.rotated': 'an OAuth client has a new secret; the previous one stopped at once',
+  'oauth.consent.granted': 'a user allowed an application at the OpenID Connect provider\'s consent page (its client_id, the scopes added; the entry\'s session is the sign-in\'s when it just happened)',
+  'oauth.consent.revoked': 'a remembered consent was revoked by its user or an administrator: its grant and every token issued under it are gone (its client_id, user and scopes)',
   'machine.token.refused': 'a machine token was refused (replay, block list, bad signature)',
   'user.created': 'a user was created',
   'user.updated': 'a user was changed (the fields, never secret values)',

@@ -25,6 +25,8 @@ export const AUDIT_ACTIONS = [
   'oauth.client.updated',
   'oauth.client.deleted',
   'oauth.client.secret.rotated',
+  'oauth.consent.granted',
+  'oauth.consent.revoked',
   'machine.token.refused',
   'user.created',
   'user.updated',

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, In } from 'typeorm';
 import type { PageRequest } from '../../kernel/paging.js';
 import { managerOf, type Tx } from '../../platform/database/transactions.js';
 import { OAuthClientEntity } from './oauth-client.entity.js';
@@ -27,6 +27,11 @@ export class OAuthClientRepository {
   // The provider's look-up: the row with its secret's hash.
   findByClientId(storeId: string, clientId: string, tx?: Tx): Promise<OAuthClientEntity | null> {
     return managerOf(this.dataSource, tx).findOneBy(OAuthClientEntity, { storeId, clientId });
+  }
+
+  findByClientIds(storeId: string, clientIds: readonly string[]): Promise<OAuthClientEntity[]> {
+    if (!clientIds.length) return Promise.resolve([]);
+    return this.dataSource.getRepository(OAuthClientEntity).findBy({ storeId, clientId: In([...clientIds]) });
   }
 
   list(storeId: string, page: PageRequest): Promise<[OAuthClientEntity[], number]> {

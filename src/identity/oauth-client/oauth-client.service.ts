@@ -156,6 +156,12 @@ export class OAuthClientService {
     return this.repo.findByClientId(storeId, clientId);
   }
 
+  // The names of the store's clients by client_id (a client deleted since is left out).
+  async namesOf(storeId: string, clientIds: readonly string[]): Promise<Map<string, string>> {
+    const rows = await this.repo.findByClientIds(storeId, [...new Set(clientIds)]);
+    return new Map(rows.map((row) => [row.clientId, row.name]));
+  }
+
   // The provider's view of a client of the store, or undefined when the store has none by
   // that client_id.
   async metadataFor(storeId: string, clientId: string): Promise<OidcClientMetadata | undefined> {

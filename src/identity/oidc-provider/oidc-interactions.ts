@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import type Provider from 'oidc-provider';
 import type { InteractionResults } from 'oidc-provider';
 import { acrOf, amrOf, signInPending } from '../../kernel/assurance.js';
-import { auditContext } from '../../kernel/audit.js';
+import { AuditLog, auditContext } from '../../kernel/audit.js';
 import { AppError } from '../../kernel/errors.js';
 import type { SessionData } from '../../kernel/principal.js';
 import type { ContextRequest } from '../../kernel/request-context.js';
@@ -28,6 +28,7 @@ export class OidcInteractions {
     private readonly auth: AuthService,
     private readonly mfa: MfaService,
     private readonly sessions: SessionService,
+    private readonly audit: AuditLog,
   ) {}
 
   // Whether `path` (below the issuer) is one of these pages.
@@ -61,7 +62,7 @@ export class OidcInteractions {
       return page(res, 200, loginPage({ action: urls.login, abort: urls.abort }));
     }
     if (details.prompt.name === 'consent') {
-      if (step === 'confirm') return this.consent(provider, req, res, details);
+      if (step === 'confirm') return this.consent(provider, store, req, res, details);
       const scopes = missingScopes(details);
       return page(res, 200, consentPage({ action: urls.confirm, abort: urls.abort, client: String(details.params.client_id), scopes }));
     }
@@ -114,7 +115,7 @@ export class OidcInteractions {
     return provider.interactionFinished(req, res, result, { mergeWithLastSubmission: false });
   }
 
-  private async consent(provider: Provider, req: ContextRequest, res: Response, details: Interaction): Promise<void> {
+  private async consent(provider: Provider, store: Tenant, req: ContextRequest, res: Response, details: Interaction): Promise<void> {
     const { prompt, params, session } = details;
     const accountId = session?.accountId;
     if (!accountId) return page(res, 400, messagePage('Sign-in expired', 'Start again from the application.'));
@@ -125,6 +126,21 @@ export class OidcInteractions {
     if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
     for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
     const grantId = await grant.save();
+    // The password and TOTP steps record the sign-in (user.login.succeeded) without the client:
+    // this entry names it, under the sign-in's session when it happened in this authorization.
+    const signedIn = details.lastSubmission?.serviceSessionId;
+    const clientId = String(params.client_id);
+    await this.audit.record(
+      {
+        storeId: store.id,
+        action: 'oauth.consent.granted',
+        outcome: 'success',
+        actor: { type: 'user', id: accountId },
+        target: { type: 'oauthConsent', id: grantId },
+        details: { clientId, scopes: missing.missingOIDCScope ?? [] },
+      },
+      auditContext(req, typeof signedIn === 'string' ? signedIn : null),
+    );
     return provider.interactionFinished(req, res, { consent: details.grantId ? {} : { grantId } }, { mergeWithLastSubmission: true });
   }
 }

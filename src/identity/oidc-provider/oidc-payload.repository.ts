@@ -1,11 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import type { PageRequest } from '../../kernel/paging.js';
+import { managerOf, type Tx } from '../../platform/database/transactions.js';
 import { OidcPayloadEntity } from './oidc-payload.entity.js';
 
 export interface StoredPayload {
   payload: Record<string, unknown>;
   consumedAt: Date | null;
+}
+
+// A user's live grant (a remembered consent), as the provider stored it.
+export interface StoredGrant {
+  id: string;
+  payload: { clientId?: string; iat?: number; openid?: { scope?: string } } & Record<string, unknown>;
 }
 
 export interface PayloadRow {
@@ -61,6 +69,44 @@ export class OidcPayloadRepository {
   // Every artifact of a grant, whatever its model (codes, access and refresh tokens).
   async revokeByGrantId(storeId: string, grantId: string): Promise<void> {
     await this.repo.delete({ storeId, grantId });
+  }
+
+  // The user's live grants in the store (oidc-provider's `Grant` model), newest first.
+  async listGrants(storeId: string, accountId: string, now: Date, page: PageRequest): Promise<[StoredGrant[], number]> {
+    const where = `"storeId" = $1 AND "model" = 'Grant' AND "payload"->>'accountId' = $2 AND ("expiresAt" IS NULL OR "expiresAt" > $3)`;
+    const rows: StoredGrant[] = await this.dataSource.query(
+      `SELECT "id", "payload" FROM "oidc_payload" WHERE ${where} ORDER BY ("payload"->>'iat')::bigint DESC NULLS LAST, "id" LIMIT $4 OFFSET $5`,
+      [storeId, accountId, now, page.pageRowCount, page.offset],
+    );
+    const [{ n }]: { n: number }[] = await this.dataSource.query(`SELECT count(*)::int AS "n" FROM "oidc_payload" WHERE ${where}`, [storeId, accountId, now]);
+    return [rows, n];
+  }
+
+  // One live grant of the user in the store.
+  async findGrant(storeId: string, accountId: string, grantId: string, now: Date, tx?: Tx): Promise<StoredGrant | undefined> {
+    const rows: StoredGrant[] = await managerOf(this.dataSource, tx).query(
+      `SELECT "id", "payload" FROM "oidc_payload" WHERE "storeId" = $1 AND "model" = 'Grant' AND "id" = $2 AND "payload"->>'accountId' = $3 AND ("expiresAt" IS NULL OR "expiresAt" > $4)`,
+      [storeId, grantId, accountId, now],
+    );
+    return rows[0];
+  }
+
+  // A grant and everything issued under it (codes, access and refresh tokens) in one statement:
+  // what the provider's `Grant.destroy` and the adapter's `revokeByGrantId` remove.
+  async revokeGrant(storeId: string, grantId: string, tx?: Tx): Promise<void> {
+    await managerOf(this.dataSource, tx).query(`DELETE FROM "oidc_payload" WHERE "storeId" = $1 AND (("model" = 'Grant' AND "id" = $2) OR "grantId" = $2)`, [storeId, grantId]);
+  }
+
+  // Deletes up to `batch` rows expired before `now` (every store's); how many went. SKIP LOCKED:
+  // replicas sweeping at once take different rows, none waits for another.
+  async deleteExpired(now: Date, batch: number): Promise<number> {
+    const [row] = (await this.dataSource.query(
+      `WITH "gone" AS (
+        DELETE FROM "oidc_payload" WHERE ("model", "id") IN (SELECT "model", "id" FROM "oidc_payload" WHERE "expiresAt" < $1 LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING 1
+      ) SELECT count(*)::int AS "n" FROM "gone"`,
+      [now, batch],
+    )) as { n: number }[];
+    return row.n;
   }
 
   private async first(storeId: string, model: string, now: Date, where: string, value: string): Promise<StoredPayload | undefined> {

@@ -45,6 +45,9 @@ export class OidcProviderMiddleware {
     const store = await this.stores.resolve(codename).catch((error: unknown) => {
       throw error instanceof AppError && error.errCode === 'StoreNotFound' ? storeNotFound() : error;
     });
+    // A deactivated store's issuer answers nothing (no sign-in, token, discovery), as no login,
+    // session or key of it works at the API.
+    if (!store.isActive) throw new AppError('StoreInactive', `store "${store.codename}" is not active`);
     const base = this.config.env.PUBLIC_URL ? this.config.publicUrl('') : listeningAddress(req);
     const provider = await this.providers.providerFor(store, base);
     const below = match[2] ?? '/';

@@ -1,7 +1,7 @@
 import { hkdfSync, type KeyObject } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Tenant } from '../../kernel/tenant.js';
 import { AuditLog, auditActor, auditContextOf } from '../../kernel/audit.js';
 import type { ContextRequest } from '../../kernel/request-context.js';
@@ -220,7 +220,7 @@ export class OidcProviderService {
           }),
         };
       },
-      interactions: { url: async (_ctx, interaction) => `${issuer}/interaction/${interaction.uid}` },
+      interactions: { policy: this.policy(storeId), url: async (_ctx, interaction) => `${issuer}/interaction/${interaction.uid}` },
       renderError: async (ctx, out, error) => {
         if (out.error === 'server_error') this.logger.error({ err: error, issuer }, 'the OpenID Connect provider failed');
         ctx.type = 'html';
@@ -247,6 +247,29 @@ export class OidcProviderService {
       if (ctx.oidc.params?.logout && ctx.oidc.session?.uid) ctx.state.endedSessionUid = ctx.oidc.session.uid;
     });
     return provider;
+  }
+
+  // The provider's prompts, with one more reason to ask for a sign-in: the service session the
+  // provider session began has ended (a logout at the API, a new password, an administrator, its
+  // expiry). Without it the provider's cookie would go on signing the user in to applications.
+  private policy(storeId: string): interactionPolicy.DefaultPolicy {
+    const policy = interactionPolicy.base();
+    policy.get('login')!.checks.add(
+      new interactionPolicy.Check('service_session_ended', 'the sign-in at the service has ended', 'login_required', async (ctx) => {
+        const { uid, accountId } = ctx.oidc.session ?? {};
+        // No session yet, or a sign-in just made at the pages (its service session is recorded
+        // once this step is done).
+        if (!uid || !accountId || typeof ctx.oidc.result?.serviceSessionId === 'string') return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+        return (await this.serviceSessionAlive(storeId, uid)) ? interactionPolicy.Check.NO_NEED_TO_PROMPT : interactionPolicy.Check.REQUEST_PROMPT;
+      }),
+    );
+    return policy;
+  }
+
+  private async serviceSessionAlive(storeId: string, uid: string): Promise<boolean> {
+    const mapped = await this.payloads.find(storeId, SERVICE_SESSION_MODEL, uid, this.clock.now());
+    const sessionId = mapped?.payload.sessionId;
+    return typeof sessionId === 'string' && (await this.sessions.get(storeId, sessionId)) !== undefined;
   }
 
   // After a sign-in's return (resume): which service session it began. After a logout: that

@@ -104,7 +104,17 @@ export class KeyService implements OnApplicationBootstrap {
   async privateKeySet(): Promise<{ kid: string; privateKey: KeyObject }[]> {
     const signing = await this.signingKey();
     const rows = await this.keys.verifyingAt(this.clock.now());
-    const others = rows.filter((r) => r.id !== signing.kid).map((r) => ({ kid: r.id, privateKey: createPrivateKey(this.encryption.open(r.privateKey)) }));
+    const others: { kid: string; privateKey: KeyObject }[] = [];
+    for (const row of rows) {
+      if (row.id === signing.kid) continue;
+      try {
+        others.push({ kid: row.id, privateKey: createPrivateKey(this.encryption.open(row.privateKey)) });
+      } catch {
+        // Sealed under a secret this process does not hold: it signs nothing here, and its public
+        // half stays in the service's own JWKS.
+        this.logger.warn({ kid: row.id }, 'a verifying key could not be opened: left out of the provider key set');
+      }
+    }
     return [{ kid: signing.kid, privateKey: signing.privateKeyObject }, ...others];
   }
 

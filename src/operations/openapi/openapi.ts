@@ -121,6 +121,7 @@ const TAGS: [name: string, description: string][] = [
   ['realtime', 'The Pusher-compatible channel: channel authorization, user authentication, provider webhooks.'],
   ['webhooks', 'A store\'s webhook endpoints: its events sent to backend services as signed (Standard Webhooks), retried requests, with a delivery log.'],
   ['oauth clients', 'A store\'s OAuth clients of its OpenID Connect provider: registered, listed, changed, deleted, their secret rotated (shown once, kept as a hash).'],
+  ['oauth consents', 'The applications a user allowed through the store\'s OpenID Connect provider (remembered consents): listed and revoked, with their tokens.'],
   ['overview', 'A store at a glance for the admin console: users, live sessions, sign-ins.'],
   ['audit log', 'The store\'s security audit log: read, exported, its hash chain checked.'],
   ['health', 'Liveness and readiness, for orchestrators and load balancers.'],

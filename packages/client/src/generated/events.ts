@@ -182,6 +182,8 @@ export interface TopicPayloads {
   "oauth.client.updated": AuditEntryData;
   "oauth.client.deleted": AuditEntryData;
   "oauth.client.secret.rotated": AuditEntryData;
+  "oauth.consent.granted": AuditEntryData;
+  "oauth.consent.revoked": AuditEntryData;
   "machine.token.refused": AuditEntryData;
   "user.created": AuditEntryData;
   "user.updated": AuditEntryData;
@@ -240,6 +242,8 @@ export interface SubscriptionPayloads {
     "oauth.client.updated": AuditEntryData;
     "oauth.client.deleted": AuditEntryData;
     "oauth.client.secret.rotated": AuditEntryData;
+    "oauth.consent.granted": AuditEntryData;
+    "oauth.consent.revoked": AuditEntryData;
     "machine.token.refused": AuditEntryData;
     "user.created": AuditEntryData;
     "user.updated": AuditEntryData;
@@ -272,5 +276,5 @@ export type SubscriptionEventPacket<S extends keyof SubscriptionPayloads, T exte
 export const SUBSCRIPTIONS = [
   { name: "live", transport: "websocket", topics: ["storeCreated", "userCreated", "userUpdated", "apiKeyCreated", "sessionEnded"] },
   { name: "live-sse", transport: "sse", topics: ["storeCreated", "userCreated", "userUpdated", "apiKeyCreated", "sessionEnded"] },
-  { name: "console-audit", transport: "sse", topics: ["user.login.succeeded", "user.login.failed", "user.login.locked", "user.logout", "session.ended", "session.refresh.reused", "user.password.changed", "user.password.reset", "user.verification.completed", "user.2fa.passed", "user.2fa.failed", "user.factor.enrolled", "user.factor.removed", "apikey.created", "apikey.deleted", "webhook.created", "webhook.updated", "webhook.deleted", "webhook.secret.rotated", "webhook.disabled", "oauth.client.created", "oauth.client.updated", "oauth.client.deleted", "oauth.client.secret.rotated", "machine.token.refused", "user.created", "user.updated", "user.deactivated", "user.deleted", "user.role.changed", "permission.grant.added", "permission.grant.removed", "group.changed", "store.created", "store.updated", "store.deactivated", "store.activated", "user.social.linked", "user.remote.login"] },
+  { name: "console-audit", transport: "sse", topics: ["user.login.succeeded", "user.login.failed", "user.login.locked", "user.logout", "session.ended", "session.refresh.reused", "user.password.changed", "user.password.reset", "user.verification.completed", "user.2fa.passed", "user.2fa.failed", "user.factor.enrolled", "user.factor.removed", "apikey.created", "apikey.deleted", "webhook.created", "webhook.updated", "webhook.deleted", "webhook.secret.rotated", "webhook.disabled", "oauth.client.created", "oauth.client.updated", "oauth.client.deleted", "oauth.client.secret.rotated", "oauth.consent.granted", "oauth.consent.revoked", "machine.token.refused", "user.created", "user.updated", "user.deactivated", "user.deleted", "user.role.changed", "permission.grant.added", "permission.grant.removed", "group.changed", "store.created", "store.updated", "store.deactivated", "store.activated", "user.social.linked", "user.remote.login"] },
 ] as const satisfies readonly { name: string; transport: 'websocket' | 'sse'; topics: readonly (keyof TopicPayloads)[] }[];

@@ -342,6 +342,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth-api/oauth/consents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The applications you allowed (remembered consents of the store's OpenID Connect provider), newest first, paged. */
+        get: operations["OidcConsentController_listOwn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth-api/oauth/consents/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke one of your consents: the application's tokens stop at once and its next sign-in asks again. */
+        delete: operations["OidcConsentController_revokeOwn"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth-api/passkeys": {
         parameters: {
             query?: never;
@@ -1138,6 +1172,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth-api/v1/users/{id}/oauthconsents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user's remembered consents of the store's OpenID Connect provider, newest first, paged. */
+        get: operations["UserOidcConsentController_listForUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth-api/v1/users/{id}/oauthconsents/{consentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a user's consent: the application's tokens for it stop at once. */
+        delete: operations["UserOidcConsentController_revokeForUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth-api/v1/users/{id}/sessions": {
         parameters: {
             query?: never;
@@ -1905,7 +1973,7 @@ export interface components {
              * @description Stable code to act on.
              * @enum {string}
              */
-            errCode: "MalformedJson" | "ValidationFailed" | "UnknownField" | "ForbiddenField" | "PayloadTooLarge" | "UnsupportedMediaType" | "RouteNotFound" | "Conflict" | "NotAcceptable" | "UnprocessableEntity" | "MethodNotAllowed" | "TooManyRequests" | "Forbidden" | "Unauthorized" | "NotFound" | "InternalError" | "ServiceUnavailable" | "StoreNotFound" | "StoreInactive" | "StoreRegistrationUnavailable" | "StoreTargetingUnavailable" | "TenantMismatch" | "StoreActivationSaasOnly" | "RootStoreAlwaysActive" | "StoreListSaasOnly" | "RootLevelOnly" | "StoreLevelOnly" | "TenantRegisterNotPublic" | "DuplicateIdentifier" | "IdentifierRequired" | "IdentifierNotAccepted" | "InvalidMobile" | "WeakPassword" | "PasswordTooWeak" | "PasswordBreached" | "PasswordCheckUnavailable" | "MissingParameters" | "InvalidCredentials" | "NoLoginFound" | "UserInactive" | "PrincipalNotAccepted" | "KeyNotFound" | "RefreshTokenInvalid" | "RefreshTokenReused" | "SessionNotFound" | "MachineClientNotAllowed" | "ApiKeyPermissionNotHeld" | "ApiKeyOutsideOwnStore" | "OidcProviderDisabled" | "OAuthClientNotFound" | "OAuthClientInvalid" | "UserNotFound" | "RoleNotAssignable" | "WrongCurrentPassword" | "EmailVerificationNeeded" | "MobileVerificationNeeded" | "EmailTwoFactorNeeded" | "MobileTwoFactorNeeded" | "TotpTwoFactorNeeded" | "PasskeyTwoFactorNeeded" | "AccessTokenPending" | "MfaEnrollmentRequired" | "VerificationFlowDisabled" | "VerificationResendTooSoon" | "VerificationCodeInvalid" | "VerificationCodeExpired" | "VerificationAttemptsExceeded" | "FrontendUrlNotAllowed" | "SecondFactorNotPending" | "PasswordlessLoginDisabled" | "PasswordlessChannelDisabled" | "WebAuthnNotConfigured" | "PasskeyNotFound" | "PasskeyVerificationFailed" | "PasskeyChallengeExpired" | "TotpCodeInvalid" | "TotpAttemptsExceeded" | "TotpNotEnabled" | "TotpAlreadyEnabled" | "TotpSecretUnreadable" | "MfaCredentialMissing" | "ChallengeFailed" | "SocialProviderNotFound" | "SocialRedirectNotAllowed" | "SocialCodeInvalid" | "SocialProviderUnavailable" | "SsoNotConfigured" | "SsoProviderUnavailable" | "RemoteSessionEnded" | "RemoteSessionUnavailable" | "FileRequired" | "FileNotFound" | "SubscriptionNotFound" | "SessionChanged" | "EventReaderTooSlow" | "WebhooksDisabled" | "WebhookNotFound" | "WebhookUrlRefused" | "WebhookTopicUnknown" | "WebhookLimitReached" | "RealtimeChannelDisabled" | "RealtimeInvalidChannel" | "RealtimeInvalidEvent" | "RealtimeTooManyChannels" | "RealtimeTooManyEvents" | "RealtimeNotPresenceChannel" | "RealtimeInvalidInfo" | "RealtimeInvalidSocketId" | "RealtimeInvalidParameter" | "RealtimeEncryptionDisabled" | "RealtimeChannelForbidden" | "RealtimeWebhookInvalid" | "RealtimeProviderError" | "PermissionDenied" | "PermissionUnknown" | "PermissionNotHeld" | "PermissionGrantNotFound" | "GrantTargetNotManaged" | "UserGroupsInactive" | "UserGroupNotFound" | "UserGroupMemberNotFound" | "UserGroupMemberExists" | "GlobalGroupSaasOnly" | "AuditCursorInvalid" | "ConsoleNotBuilt";
+            errCode: "MalformedJson" | "ValidationFailed" | "UnknownField" | "ForbiddenField" | "PayloadTooLarge" | "UnsupportedMediaType" | "RouteNotFound" | "Conflict" | "NotAcceptable" | "UnprocessableEntity" | "MethodNotAllowed" | "TooManyRequests" | "Forbidden" | "Unauthorized" | "NotFound" | "InternalError" | "ServiceUnavailable" | "StoreNotFound" | "StoreInactive" | "StoreRegistrationUnavailable" | "StoreTargetingUnavailable" | "TenantMismatch" | "StoreActivationSaasOnly" | "RootStoreAlwaysActive" | "StoreListSaasOnly" | "RootLevelOnly" | "StoreLevelOnly" | "TenantRegisterNotPublic" | "DuplicateIdentifier" | "IdentifierRequired" | "IdentifierNotAccepted" | "InvalidMobile" | "WeakPassword" | "PasswordTooWeak" | "PasswordBreached" | "PasswordCheckUnavailable" | "MissingParameters" | "InvalidCredentials" | "NoLoginFound" | "UserInactive" | "PrincipalNotAccepted" | "KeyNotFound" | "RefreshTokenInvalid" | "RefreshTokenReused" | "SessionNotFound" | "MachineClientNotAllowed" | "ApiKeyPermissionNotHeld" | "ApiKeyOutsideOwnStore" | "OidcProviderDisabled" | "OAuthClientNotFound" | "OAuthClientInvalid" | "OAuthConsentNotFound" | "UserNotFound" | "RoleNotAssignable" | "WrongCurrentPassword" | "EmailVerificationNeeded" | "MobileVerificationNeeded" | "EmailTwoFactorNeeded" | "MobileTwoFactorNeeded" | "TotpTwoFactorNeeded" | "PasskeyTwoFactorNeeded" | "AccessTokenPending" | "MfaEnrollmentRequired" | "VerificationFlowDisabled" | "VerificationResendTooSoon" | "VerificationCodeInvalid" | "VerificationCodeExpired" | "VerificationAttemptsExceeded" | "FrontendUrlNotAllowed" | "SecondFactorNotPending" | "PasswordlessLoginDisabled" | "PasswordlessChannelDisabled" | "WebAuthnNotConfigured" | "PasskeyNotFound" | "PasskeyVerificationFailed" | "PasskeyChallengeExpired" | "TotpCodeInvalid" | "TotpAttemptsExceeded" | "TotpNotEnabled" | "TotpAlreadyEnabled" | "TotpSecretUnreadable" | "MfaCredentialMissing" | "ChallengeFailed" | "SocialProviderNotFound" | "SocialRedirectNotAllowed" | "SocialCodeInvalid" | "SocialProviderUnavailable" | "SsoNotConfigured" | "SsoProviderUnavailable" | "RemoteSessionEnded" | "RemoteSessionUnavailable" | "FileRequired" | "FileNotFound" | "SubscriptionNotFound" | "SessionChanged" | "EventReaderTooSlow" | "WebhooksDisabled" | "WebhookNotFound" | "WebhookUrlRefused" | "WebhookTopicUnknown" | "WebhookLimitReached" | "RealtimeChannelDisabled" | "RealtimeInvalidChannel" | "RealtimeInvalidEvent" | "RealtimeTooManyChannels" | "RealtimeTooManyEvents" | "RealtimeNotPresenceChannel" | "RealtimeInvalidInfo" | "RealtimeInvalidSocketId" | "RealtimeInvalidParameter" | "RealtimeEncryptionDisabled" | "RealtimeChannelForbidden" | "RealtimeWebhookInvalid" | "RealtimeProviderError" | "PermissionDenied" | "PermissionUnknown" | "PermissionNotHeld" | "PermissionGrantNotFound" | "GrantTargetNotManaged" | "UserGroupsInactive" | "UserGroupNotFound" | "UserGroupMemberNotFound" | "UserGroupMemberExists" | "GlobalGroupSaasOnly" | "AuditCursorInvalid" | "ConsoleNotBuilt";
             /** @description A message code, never a sentence: the catalogue's for the `errCode`, or a more precise one where a route names it (`errMsg_<route>RequiresEmail2FA`). */
             message: string;
             /** @description Also in the `x-request-id` header; quote it when reporting a problem. */
@@ -2141,6 +2209,35 @@ export interface components {
             tokenEndpointAuthMethod: "none" | "client_secret_basic" | "client_secret_post" | "private_key_jwt";
             /** Format: date-time */
             updatedAt: string;
+        };
+        OAuthConsentDeletedResponse: {
+            /** @description The revoked consent's id (the grant id). */
+            id: string;
+        };
+        OAuthConsentResponse: {
+            /**
+             * @description The OAuth `client_id` of the application.
+             * @example oc_3q2-7wZ8h1Xk0b9m2VhK4A
+             */
+            clientId: string;
+            /** @description The application's name; null once the client is deleted. */
+            clientName: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * @description The grant id.
+             * @example p0ZJ2gRbbm2b9QPtXgJ8R
+             */
+            id: string;
+            /**
+             * @description The scopes the user allowed.
+             * @example [
+             *       "openid",
+             *       "email",
+             *       "offline_access"
+             *     ]
+             */
+            scopes: string[];
         };
         OpenIdConfiguration: {
             /** @description `acr` of access tokens: `aal2` two methods proved, `aal1` one, `pending` an unfinished sign-in (such a token has no `aud` and serves only to finish it). */
@@ -3875,6 +3972,75 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    OidcConsentController_listOwn: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                pageNumber?: number;
+                /** @description Rows per page. Default 20, at most 100 (settings `paging`); larger values are capped. */
+                pageRowCount?: number;
+            };
+            header?: {
+                /** @description Targeted store (tenant); root when absent. */
+                "svc-store-codename"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        consents: components["schemas"]["OAuthConsentResponse"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    OidcConsentController_revokeOwn: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Targeted store (tenant); root when absent. */
+                "svc-store-codename"?: string;
+            };
+            path: {
+                /** @description The consent's id (the grant id). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        consent: components["schemas"]["OAuthConsentDeletedResponse"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -6055,6 +6221,81 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SessionsEndedResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    UserOidcConsentController_listForUser: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                pageNumber?: number;
+                /** @description Rows per page. Default 20, at most 100 (settings `paging`); larger values are capped. */
+                pageRowCount?: number;
+            };
+            header?: {
+                /** @description Targeted store (tenant); root when absent. */
+                "svc-store-codename"?: string;
+            };
+            path: {
+                /** @description The user's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        consents: components["schemas"]["OAuthConsentResponse"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    UserOidcConsentController_revokeForUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Targeted store (tenant); root when absent. */
+                "svc-store-codename"?: string;
+            };
+            path: {
+                /** @description The consent's id (the grant id). */
+                consentId: string;
+                /** @description The user's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        consent: components["schemas"]["OAuthConsentDeletedResponse"];
+                    };
                 };
             };
             400: components["responses"]["Error400"];
