@@ -144,15 +144,17 @@ export class RedisStreamsBroker extends Broker {
   }
 
   // Interrupts the blocked read so the next one covers the new set of streams. The read may not
-  // have started yet when the first UNBLOCK arrives, so it is repeated until the reader has seen
-  // this generation.
+  // have started yet when the first UNBLOCK arrives (on a loaded machine it can reach Redis well
+  // after), so it is repeated until the reader has seen this generation, for as long as a read
+  // may block.
   private topicsChanged(): void {
     this.generation++;
     this.wake?.();
     const target = this.generation;
+    const until = Date.now() + (this.options.blockMs ?? 5000);
     const kick = async (attempt: number) => {
       if (!this.running && attempt > 0) return;
-      if (this.readingGeneration >= target || attempt > 50) return;
+      if (this.readingGeneration >= target || Date.now() > until) return;
       try {
         // The reader's id is learnt by the reader loop itself: asking now would queue behind the block.
         if (this.readerId !== undefined) await this.commands.client('UNBLOCK', this.readerId);
