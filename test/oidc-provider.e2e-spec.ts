@@ -109,7 +109,11 @@ describe('OpenID Connect provider', () => {
       pages.push(html);
       if (res.status >= 500) throw new Error(`page ${res.status}: ${html}`);
       if (html.includes('name="password"')) res = await browser.post(formAction(html), { username, password });
-      else if (html.includes('name="code"') && totp) res = await browser.post(formAction(html), { code: totp() });
+      else if (html.includes('name="code"') && totp) {
+        // `recovery:<code>`: the page's second form, a recovery code.
+        const answer = totp();
+        res = answer.startsWith('recovery:') ? await browser.post(formAction(html, 1), { recoveryCode: answer.slice('recovery:'.length) }) : await browser.post(formAction(html), { code: answer });
+      }
       else if (html.includes('Allow access')) res = await browser.post(formAction(html), {});
       else throw new Error(`unexpected page: ${html}`);
     }
@@ -304,6 +308,31 @@ describe('OpenID Connect provider', () => {
     expect(pages.some((p) => p.includes('Wrong code. Try again.'))).toBe(true);
     const tokens = await oidc.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: verifier, idTokenExpected: true });
     expect(tokens.claims()).toMatchObject({ amr: ['pwd', 'otp', 'mfa'], acr: 'aal2' });
+  });
+
+  it('takes a recovery code instead of the app\'s code, each one once', async () => {
+    const email = uniqueEmail();
+    await t.http.post('/auth-api/users').set('svc-store-codename', store.codename).set('authorization', `Bearer ${adminToken}`).send({ email, password: PASSWORD, fullname: 'Ada Recovery' }).expect(201);
+    const own = await login(t.http, email, PASSWORD, store.codename);
+    const api = (path: string) => t.http.post(`/auth-api/mfa/totp/${path}`).set('svc-store-codename', store.codename).set('authorization', `Bearer ${own.accessToken}`);
+    const secret = (await api('setup').expect(200)).body.secret as string;
+    const confirmed = await api('confirm').send({ code: TOTP.generate({ secret: Secret.fromBase32(secret) }) }).expect(200);
+    const recovery = confirmed.body.recoveryCodes[0] as string;
+    const flow = async (answers: string[]) => {
+      const verifier = oidc.randomPKCECodeVerifier();
+      const next = () => {
+        const answer = answers.shift()!;
+        if (answer === 'asked again') throw new Error(answer);
+        return answer;
+      };
+      return signIn(new Browser(), config, { scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', prompt: 'consent' }, email, PASSWORD, next).then(async ({ callback }) => {
+        const tokens = await oidc.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: verifier, idTokenExpected: true });
+        return tokens.claims()!.sub;
+      });
+    };
+    expect(await flow([`recovery:${recovery}`])).toBe(own.userId);
+    // Spent: the code form comes back instead of the application.
+    await expect(flow([`recovery:${recovery}`, 'asked again'])).rejects.toThrow('asked again');
   });
 
   it('shows the form again on a wrong password, in the same words as for an unknown account', async () => {

@@ -92,7 +92,12 @@ export class OidcInteractions {
     if (!pending?.sessionNeedsTotp2FA) return page(res, 400, loginPage({ action: urls.login, abort: urls.abort, error: 'Sign in again.' }));
     let session: SessionData;
     try {
-      session = await this.mfa.verify(pending, form.get('code') ?? '', auditContext(req, pending.sessionId));
+      // The app's code, or one of the recovery codes (each good once).
+      const recoveryCode = form.get('recoveryCode');
+      session =
+        recoveryCode !== null
+          ? await this.mfa.recover(pending, recoveryCode, auditContext(req, pending.sessionId))
+          : await this.mfa.verify(pending, form.get('code') ?? '', auditContext(req, pending.sessionId));
     } catch (error) {
       if (error instanceof AppError && error.status === 429) return page(res, 429, loginPage({ action: urls.login, abort: urls.abort, error: 'Too many wrong codes. Sign in again.' }));
       if (error instanceof AppError && error.status < 500) return page(res, 400, totpPage({ action: urls.totp, abort: urls.abort, error: 'Wrong code. Try again.' }));

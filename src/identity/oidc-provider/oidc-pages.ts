@@ -23,6 +23,11 @@ const totpForm = hbs.compile(`{{#if error}}<p class="error" role="alert">{{error
 <label for="code">Code</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required>
 <button type="submit">Continue</button>
 </form>
+<p>No access to the app? Use one of your recovery codes.</p>
+<form method="post" action="{{action}}">
+<label for="recoveryCode">Recovery code</label><input id="recoveryCode" name="recoveryCode" autocomplete="off" required>
+<button type="submit">Use the recovery code</button>
+</form>
 <form method="post" action="{{abort}}"><button type="submit">Cancel</button></form>`);
 
 const consentForm = hbs.compile(`<p>The application <strong>{{client}}</strong> asks to:</p>
