@@ -208,6 +208,7 @@ describe('OAuth clients: registration, validation, secrets, tenancy', () => {
       response_types: ['code'],
       token_endpoint_auth_method: 'client_secret_basic',
       scope: 'openid offline_access',
+      first_party: false,
     });
     expect((await clients.findByClientId(a.store.storeId, client.clientId))?.secretHash).toBe(sha256(client.clientSecret));
     const other = await admin(t);

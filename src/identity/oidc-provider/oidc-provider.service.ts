@@ -1,7 +1,9 @@
 import { hkdfSync, type KeyObject } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import Provider, { interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { Configuration, interactionPolicy as InteractionPolicy, KoaContextWithOIDC } from 'oidc-provider';
+import { oidcLibrary } from './oidc-library.js';
 import type { Tenant } from '../../kernel/tenant.js';
 import { AuditLog, auditActor, auditContextOf } from '../../kernel/audit.js';
 import type { ContextRequest } from '../../kernel/request-context.js';
@@ -87,7 +89,7 @@ export class OidcProviderService {
     const keySet = await this.currentKeys();
     const held = this.providers.get(issuer);
     if (held && held.keyVersion === keySet.version) return held.provider;
-    const provider = this.build(store, issuer, keySet);
+    const provider = this.build(await oidcLibrary(this.logger), store, issuer, keySet);
     this.providers.set(issuer, { provider, keyVersion: keySet.version });
     return provider;
   }
@@ -125,7 +127,8 @@ export class OidcProviderService {
     return secrets.map((secret) => Buffer.from(hkdfSync('sha256', secret, 'svc-oidc-provider-cookies', `store:${store.id}`, 32)).toString('base64url'));
   }
 
-  private build(store: Tenant, issuer: string, keySet: KeySet): Provider {
+  private build(library: typeof import('oidc-provider'), store: Tenant, issuer: string, keySet: KeySet): Provider {
+    const { Provider, interactionPolicy } = library;
     const settings = this.settings;
     const storeId = store.id;
     const mountPath = new URL(issuer).pathname;
@@ -220,7 +223,7 @@ export class OidcProviderService {
           }),
         };
       },
-      interactions: { policy: this.policy(storeId), url: async (_ctx, interaction) => `${issuer}/interaction/${interaction.uid}` },
+      interactions: { policy: this.policy(interactionPolicy, storeId), url: async (_ctx, interaction) => `${issuer}/interaction/${interaction.uid}` },
       renderError: async (ctx, out, error) => {
         if (out.error === 'server_error') this.logger.error({ err: error, issuer }, 'the OpenID Connect provider failed');
         ctx.type = 'html';
@@ -252,7 +255,7 @@ export class OidcProviderService {
   // The provider's prompts, with one more reason to ask for a sign-in: the service session the
   // provider session began has ended (a logout at the API, a new password, an administrator, its
   // expiry). Without it the provider's cookie would go on signing the user in to applications.
-  private policy(storeId: string): interactionPolicy.DefaultPolicy {
+  private policy(interactionPolicy: typeof InteractionPolicy, storeId: string): InteractionPolicy.DefaultPolicy {
     const policy = interactionPolicy.base();
     policy.get('login')!.checks.add(
       new interactionPolicy.Check('service_session_ended', 'the sign-in at the service has ended', 'login_required', async (ctx) => {
