@@ -240,6 +240,62 @@ describeInBrowser('the console Applications screen in a real browser (Chromium)'
     await shot(page, '390px-applications');
   }, 90_000);
 
+  // The owner lets an application sign it in: the provider's pages, submitted as a browser would.
+  async function consentAs(store: RegisteredStore, clientId: string): Promise<void> {
+    const cookies = new Map<string, string>();
+    const go = async (url: string, form?: Record<string, string>): Promise<Response> => {
+      const headers: Record<string, string> = cookies.size ? { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') } : {};
+      const res = await fetch(url, form ? { method: 'POST', redirect: 'manual', headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) } : { redirect: 'manual', headers });
+      for (const line of res.headers.getSetCookie()) {
+        const [pair] = line.split(';');
+        const eq = pair!.indexOf('=');
+        cookies.set(pair!.slice(0, eq), pair!.slice(eq + 1));
+      }
+      return res;
+    };
+    const base = origin.replace('localhost', '127.0.0.1');
+    const challenge = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
+    let res = await go(`${base}/auth-api/oidc/${store.codename}/auth?${new URLSearchParams({ client_id: clientId, response_type: 'code', scope: 'openid email', redirect_uri: 'http://127.0.0.1:4999/callback', code_challenge: challenge, code_challenge_method: 'S256' })}`);
+    for (let hops = 0; hops < 12; hops++) {
+      if (res.status === 302 || res.status === 303) {
+        const to = new URL(res.headers.get('location')!, base).href;
+        if (to.startsWith('http://127.0.0.1:4999/callback')) return;
+        res = await go(to);
+        continue;
+      }
+      const html = await res.text();
+      const action = new URL(/<form[^>]*action="([^"]+)"/.exec(html)![1]!.replace(/&amp;/g, '&'), base).href;
+      res = await go(action, html.includes('name="password"') ? { username: store.ownerEmail, password: PASSWORD } : {});
+    }
+    throw new Error('the sign-in did not come back to the application');
+  }
+
+  it("lists in My security the applications the administrator let sign it in, and revokes one", async () => {
+    const store = await registerStore(t.http);
+    const owner = await login(t.http, store.ownerEmail, PASSWORD, store.codename);
+    const created = await t.http
+      .post('/auth-api/v1/oauthclients')
+      .set('svc-store-codename', store.codename)
+      .set('authorization', `Bearer ${owner.accessToken}`)
+      .send({ name: 'Partner portal', redirectUris: ['http://127.0.0.1:4999/callback'], scopes: ['openid', 'email'] })
+      .expect(201);
+    await consentAs(store, created.body.oauthClient.clientId);
+
+    const { page, asked } = await newPage();
+    await openApplications(page, origin, store);
+    await page.getByRole('link', { name: 'My security' }).click();
+    await heading(page, 'My security');
+    const list = page.getByRole('list', { name: 'Applications you let sign you in' });
+    await list.getByText('Partner portal').waitFor();
+    await list.getByText(/openid, email/).waitFor();
+    await page.getByRole('button', { name: 'Revoke the access of Partner portal' }).click();
+    await list.getByText('No application yet.').waitFor();
+    expect(asked).toEqual([expect.stringContaining('Revoke the access of Partner portal?')]);
+    const left = await t.http.get('/auth-api/oauth/consents').set('svc-store-codename', store.codename).set('authorization', `Bearer ${owner.accessToken}`).expect(200);
+    expect(left.body.consents).toEqual([]);
+    await shot(page, 'security-applications');
+  }, 90_000);
+
   it('with oidcProvider.enabled false, says the provider is off, naming the key, and offers nothing', async () => {
     const off = await startApp({ env: { SERVICE_CODENAME: unique('cao') }, settings: { oidcProvider: { enabled: false } } });
     closing.push(() => off.close());

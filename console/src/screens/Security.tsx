@@ -6,13 +6,17 @@ import { ErrorText, Field, Notice, Off, Scope, Section, useAction, useLoad, when
 import { PasskeySetup, TotpSetup } from './Enrol';
 
 type Passkey = components['schemas']['PasskeyResponse'];
+type Consent = { id: string; clientId: string; clientName: string | null; scopes: string[]; createdAt: string };
 
 // The signed-in administrator's own second factors: an authenticator app, passkeys (listed,
-// renamed, deleted). They live in the store it signed in to, whichever store it looks at.
+// renamed, deleted), and the applications it let sign it in (the OpenID Connect provider's
+// consents, revocable). They live in the store it signed in to, whichever store it looks at.
 export default function Security({ session }: ScreenProps) {
   const factors = useLoad(() => must(api.GET('/auth-api/mfa', { headers: own() })), []);
   // 404 WebAuthnNotConfigured while passkeys are off: shown as off, with nothing to add.
   const passkeys = useLoad(async () => (await must(api.GET('/auth-api/passkeys', { headers: own() }))).passkeys, []);
+  // 404 OidcProviderDisabled while the provider is off: shown as off.
+  const consents = useLoad(async () => (await must(api.GET('/auth-api/oauth/consents', { headers: own() }))).consents as Consent[], []);
   const f = factors.data;
   const changed = () => {
     factors.reload();
@@ -50,7 +54,49 @@ export default function Security({ session }: ScreenProps) {
           </>
         )}
       </Section>
+      <Section title="Applications you let sign you in">
+        <Off off={consents.off} />
+        <ErrorText error={consents.error} />
+        {consents.data && (
+          <ul class="list" aria-label="Applications you let sign you in">
+            {consents.data.map((c) => (
+              <ConsentItem key={c.id} consent={c} onChanged={consents.reload} />
+            ))}
+            {!consents.data.length && <li>No application yet.</li>}
+          </ul>
+        )}
+      </Section>
     </>
+  );
+}
+
+function ConsentItem({ consent: c, onChanged }: { consent: Consent; onChanged: () => void }) {
+  const action = useAction();
+  const name = c.clientName ?? c.clientId;
+  return (
+    <li>
+      <div class="row">
+        <span>
+          <strong>{name}</strong> — {c.scopes.join(', ')} — since {when(c.createdAt)}
+        </span>
+        <button
+          type="button"
+          class="danger"
+          aria-label={`Revoke the access of ${name}`}
+          disabled={action.busy}
+          onClick={() =>
+            confirm(`Revoke the access of ${name}? Its tokens stop working, and it asks you again next time.`) &&
+            action.run(async () => {
+              await must(api.DELETE('/auth-api/oauth/consents/{id}', { params: { path: { id: c.id } }, headers: own() }));
+              onChanged();
+            })
+          }
+        >
+          Revoke
+        </button>
+      </div>
+      <ErrorText error={action.error} />
+    </li>
   );
 }
 
