@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { EventPublisher } from '../../delivery/broker/event-publisher.js';
 import { auditTopic } from '../../delivery/broker/topics.js';
 import { NotificationService } from '../../delivery/notification/notification.service.js';
@@ -53,12 +53,14 @@ const WHY = { gone: 'it answered 410 Gone', failing: 'its deliveries failed for 
 // (retries, and what a process that died held). Every attempt of an event carries its
 // `webhook-id`.
 @Injectable()
-export class WebhookDeliveries implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+export class WebhookDeliveries implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('Webhooks');
   private readonly sender = new WebhookSender();
   private readonly busy = new Map<string, number>();
   private sweepTimer?: NodeJS.Timeout;
   private sweeping = false;
+  private sweepRun: Promise<number> | undefined;
+  private closing = false;
   private stopAudit?: () => void;
   private depth = 0;
   private depthAt = -Infinity;
@@ -91,8 +93,15 @@ export class WebhookDeliveries implements OnModuleInit, OnApplicationBootstrap, 
     this.sweepTimer.unref();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  // A sweep under way finishes before anything closes (the queue, the database): it would fail,
+  // and say so, after the process said it was shutting down. None starts after.
+  async beforeApplicationShutdown(): Promise<void> {
+    this.closing = true;
     clearInterval(this.sweepTimer);
+    await this.sweepRun;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
     this.stopAudit?.();
     await this.queue.close();
     this.sender.close();
@@ -167,8 +176,13 @@ export class WebhookDeliveries implements OnModuleInit, OnApplicationBootstrap, 
 
   // Queues what is due: retries whose time came, and deliveries a process took and did not
   // finish (its lease ended). One sweep at a time per process.
-  async sweep(): Promise<number> {
-    if (this.sweeping) return 0;
+  sweep(): Promise<number> {
+    if (this.sweeping || this.closing) return Promise.resolve(0);
+    this.sweepRun = this.sweepOnce();
+    return this.sweepRun;
+  }
+
+  private async sweepOnce(): Promise<number> {
     this.sweeping = true;
     try {
       const room = MAX_QUEUED - (await this.queue.depth());
