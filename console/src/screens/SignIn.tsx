@@ -1,4 +1,4 @@
-import { PasskeyButton, SvcProvider, TotpStep } from '@svc/react';
+import { PasskeyButton, PasswordSignIn, SvcProvider, TotpStep } from '@svc/react';
 import { useMemo, useState } from 'preact/hooks';
 import { api, attempt, featureOff, formatError, must, refused, type FeatureOff } from '../api/client';
 import { adoptCompleted, client, signingIn, signOut, type Session } from '../api/session';
@@ -8,13 +8,10 @@ import { PasskeySetup, TotpSetup, type Completed } from './Enrol';
 
 // Sign-in: the store (or the root, for SaaS administrators), then a password or a passkey.
 // What the session then says is pending is done by <PendingStep>. Each step is @svc/client's,
-// which keeps the session it answers (session.ts); the authenticator-app step and the passkey
-// buttons are @svc/react's building blocks (through preact/compat: vite.config.ts).
+// which keeps the session it answers (session.ts); the password form, the authenticator-app step
+// and the passkey buttons are @svc/react's building blocks (through preact/compat: vite.config.ts).
 export function SignIn() {
   const [store, setStore] = useState(new URLSearchParams(location.search).get('store') ?? '');
-  const [username, setUsername] = useState('');
-  const [password, setPassword] = useState('');
-  const action = useAction();
   // Known only once asked: passkeys switched off in the settings answer 404 WebAuthnNotConfigured.
   const [passkeysOff, setPasskeysOff] = useState<FeatureOff>();
   const stores = useLoad(async () => (await must(api.GET('/auth-api/v1/briefstores', { params: { query: { pageRowCount: 100 } } }))).stores, []);
@@ -25,27 +22,17 @@ export function SignIn() {
   return (
     <main class="signin" id="main">
       <h1>Admin console</h1>
-      <form
-        class="card"
-        aria-label="Sign in"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void action.run(() => attempt(signingIn(store).signIn({ username: username.trim(), password })));
-        }}
-      >
+      <div class="card">
         <Select label="Store" value={store} options={options} onChange={setStore} />
         <ErrorText error={stores.error} />
-        <Field label="Email or mobile" name="username" value={username} onInput={setUsername} autocomplete="username" required />
-        <Field label="Password" name="password" type="password" value={password} onInput={setPassword} autocomplete="current-password" required />
-        <ErrorText error={action.error} />
-        <button disabled={action.busy}>Sign in</button>
-        <Off off={passkeysOff} />
-        {passkeysSupported() && !passkeysOff && (
-          <SvcProvider client={storeClient}>
+        <SvcProvider client={storeClient}>
+          <PasswordSignIn ariaLabel="Sign in" className="step" usernameLabel="Email or mobile" errorClassName="error" formatError={formatError} />
+          <Off off={passkeysOff} />
+          {passkeysSupported() && !passkeysOff && (
             <PasskeyButton mode="signIn" className="secondary" errorClassName="error" formatError={formatError} onError={(e) => setPasskeysOff(featureOff(e))} />
-          </SvcProvider>
-        )}
-      </form>
+          )}
+        </SvcProvider>
+      </div>
     </main>
   );
 }

@@ -15,6 +15,8 @@ export interface PasswordSignInProps {
   usernameLabel?: ReactNode;
   passwordLabel?: ReactNode;
   submitLabel?: ReactNode;
+  // The form's accessible name (e.g. "Sign in").
+  ariaLabel?: string;
 }
 
 // A username (or email) and password form that calls client.signIn.
@@ -27,6 +29,7 @@ export function PasswordSignIn({
   usernameLabel = 'Email',
   passwordLabel = 'Password',
   submitLabel = 'Sign in',
+  ariaLabel,
 }: PasswordSignInProps) {
   const client = useClient();
   const id = useId();
@@ -34,11 +37,11 @@ export function PasswordSignIn({
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    void task.run(String(form.get('username') ?? ''), String(form.get('password') ?? ''));
+    void task.run(String(form.get('username') ?? '').trim(), String(form.get('password') ?? ''));
   };
   const invalid = task.error !== undefined;
   return (
-    <form className={className} onSubmit={submit} aria-busy={task.busy} data-part="password-sign-in">
+    <form className={className} onSubmit={submit} aria-busy={task.busy} aria-label={ariaLabel} data-part="password-sign-in">
       <label htmlFor={`${id}-username`}>{usernameLabel}</label>
       <input id={`${id}-username`} name="username" autoComplete="username" required aria-invalid={invalid} aria-describedby={`${id}-error`} />
       <label htmlFor={`${id}-password`}>{passwordLabel}</label>
