@@ -364,8 +364,11 @@ describe('OpenID Connect provider', () => {
 
     const verifier = oidc.randomPKCECodeVerifier();
     const { callback } = await signIn(browser, config, { scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', prompt: 'consent' });
-    await oidc.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: verifier, idTokenExpected: true });
+    const first = await oidc.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: verifier, idTokenExpected: true });
+    expect((await oidc.tokenIntrospection(config, first.access_token)).active).toBe(true);
     expect(await oauthError(oidc.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: verifier }))).toBe('invalid_grant');
+    // The code's second use revokes what its first use issued.
+    expect((await oidc.tokenIntrospection(config, first.access_token)).active).toBe(false);
   });
 
   it('knows a store\'s clients, tokens and sessions at that store\'s issuer only', async () => {
