@@ -49,7 +49,10 @@ beforeAll(async () => {
       accessTokenMinutes: 5,
       refreshReuseGraceSeconds: 0,
       secondaryIdentifierPresence: 'optional',
-      verification: { verificationMode: 'testMode' },
+      verification: {
+        verificationMode: 'testMode',
+        flows: { 'email-verification': { enabled: true, verificationType: 'byCode' }, 'password-reset-by-email': { enabled: true, verificationType: 'byCode' } },
+      },
       passwordlessLogin: { enabled: true, channels: ['email'], verificationType: 'byCode', expireTimeWindow: 300, resendTimeWindow: 60, allowSignUp: false },
     },
   });
@@ -250,6 +253,20 @@ describe('@svc/client', () => {
     const result = await other.passwordless.complete({ email, secretCode: started.secretCode! });
     expect(result.status).toBe('signedIn');
     expect((await other.currentUser())?.email).toBe(email);
+  });
+
+  it('verifies the email address and resets a forgotten password with codes', async () => {
+    const { client, codename, email } = await newOwner();
+    const started = await client.verification.start('email', { email });
+    expect(started.secretCode).toMatch(/^\d+$/);
+    expect(await client.verification.complete('email', { email, secretCode: started.secretCode! })).toMatchObject({ isVerified: true });
+    expect((await client.api.GET('/auth-api/currentuser', {})).data).toBeDefined();
+
+    const forgetful = createClient({ baseUrl, store: codename });
+    const reset = await forgetful.passwordReset.start({ email });
+    await forgetful.passwordReset.complete({ email, secretCode: reset.secretCode!, password: 'a brand new passphrase 42' });
+    expect((await forgetful.signIn({ username: email, password: 'a brand new passphrase 42' })).status).toBe('signedIn');
+    await expect(forgetful.signIn({ username: email, password: PASSWORD })).rejects.toMatchObject({ errCode: 'InvalidCredentials' });
   });
 
   it('signs out at the service: the token dies there, the session here, with one event', async () => {
